@@ -1,0 +1,166 @@
+//===- cmd_pipeline.cpp - `perfbound run`, `lint`, `print-resolved` -------===//
+#include <fstream>
+#include <iostream>
+#include <unistd.h>
+
+#include "commands.hpp"
+#include "report.hpp"
+
+namespace perfbound::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct PipelineArgs {
+  std::string pipeline;
+  std::vector<std::string> sets;
+  std::string profile;
+};
+
+void add_pipeline_args(CLI::App *cmd, PipelineArgs &args) {
+  cmd->add_option("pipeline", args.pipeline, "Pipeline file (TOML)")->required();
+  cmd->add_option("--set", args.sets,
+                  "Override an input or parameter: INPUT=VALUE, INPUT.KEY=VALUE (tables) or NODE.PARAM=VALUE; "
+                  "VALUE is read as TOML ([1,2], 3, true, \"s\") or else as a plain string")
+      ->take_all()
+      ->allow_extra_args(false);
+  cmd->add_option("--profile", args.profile, "Hardware profile directory or bundled name (sets the pipeline's profile input)");
+}
+
+bool write_file(const fs::path &path, const std::string &text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return static_cast<bool>(out);
+}
+
+std::string extension_for(const std::string &format) {
+  if (format == "json") return "json";
+  if (format == "md") return "md";
+  return "txt";
+}
+
+}  // namespace
+
+void register_pipeline_commands(CLI::App &root, CommandContext &ctx) {
+  // --- run -------------------------------------------------------------
+  {
+    auto args = std::make_shared<PipelineArgs>();
+    auto formats = std::make_shared<std::vector<std::string>>();
+    auto out_dir = std::make_shared<std::string>();
+    auto jobs = std::make_shared<unsigned>(0);
+    auto no_validate = std::make_shared<bool>(false);
+    auto progress = std::make_shared<bool>(false);
+    CLI::App *cmd = root.add_subcommand("run", "Run a pipeline and print its report");
+    add_pipeline_args(cmd, *args);
+    cmd->add_option("--format", *formats, "Report format: text, json or md (repeatable)")
+        ->check(CLI::IsMember(report_formats()))
+        ->allow_extra_args(false);
+    cmd->add_option("--out", *out_dir,
+                    "Write every output document (<name>.json), the full run result (run.json) and the reports "
+                    "(report.txt/.json/.md) into this directory");
+    cmd->add_option("--jobs,-j", *jobs, "Nodes to run in parallel (default: number of CPUs)");
+    cmd->add_flag("--no-validate", *no_validate, "Do not check documents against their published JSON Schemas");
+    cmd->add_flag("--progress", *progress, "Print progress of long-running nodes to stderr");
+    cmd->footer(
+        "Exit status: 0 all nodes succeeded; 1 a node failed; 2 usage error; 3 invalid pipeline or input.\n"
+        "Example: perfbound run pipelines/bound_hivm.toml --set hivm=kernel.npuir.mlir --profile ascend_910b3");
+    cmd->callback([&ctx, args, formats, out_dir, jobs, no_validate, progress]() {
+      ctx.action = [=](App &app) -> int {
+        RunOptions ro;
+        ro.jobs = *jobs;
+        ro.validate_documents = !*no_validate;
+        ro.cancel = &cancel_flag();
+        if (*progress || isatty(STDERR_FILENO) != 0) ro.on_progress = [](const std::string &line) { std::cerr << line << "\n"; };
+        install_interrupt_handler();
+        RunResult result = app.run_pipeline(args->pipeline, args->sets, args->profile, ro);
+        std::vector<std::string> fmts = formats->empty() ? std::vector<std::string>{"text"} : *formats;
+        if (result.status == "invalid") {
+          std::cerr << result.diagnostics.format();
+          std::cerr << "perfbound: " << args->pipeline << ": not run (" << result.diagnostics.error_count() << " error(s))\n";
+          return kExitInvalidInput;
+        }
+        if (!out_dir->empty()) {
+          std::error_code ec;
+          fs::create_directories(*out_dir, ec);
+          if (ec) {
+            std::cerr << "perfbound: cannot create output directory " << *out_dir << ": " << ec.message() << "\n";
+            return kExitFailure;
+          }
+          for (const auto &[name, doc] : result.outputs) write_file(fs::path(*out_dir) / (name + ".json"), doc->data() + "\n");
+          write_file(fs::path(*out_dir) / "run.json", result.to_json().dump(2) + "\n");
+          for (const std::string &f : fmts)
+            write_file(fs::path(*out_dir) / ("report." + extension_for(f)), render_report(result, f, *app.plugins));
+          std::cerr << "perfbound: wrote " << result.outputs.size() << " output document(s) and reports to " << *out_dir << "\n";
+        }
+        if (out_dir->empty() || !formats->empty()) {
+          for (const std::string &f : fmts) std::cout << render_report(result, f, *app.plugins);
+        }
+        if (!result.ok) {
+          for (const NodeResult &nr : result.nodes)
+            if (nr.status == NodeStatus::Failed) std::cerr << "perfbound: node '" << nr.id << "' (" << nr.plugin << "/" << nr.kind << ") failed: " << nr.error << "\n";
+          return kExitFailure;
+        }
+        return kExitOk;
+      };
+    });
+  }
+  // --- lint ------------------------------------------------------------
+  {
+    auto args = std::make_shared<PipelineArgs>();
+    auto json_out = std::make_shared<bool>(false);
+    CLI::App *cmd = root.add_subcommand("lint", "Check a pipeline without running it (all problems, with file:line)");
+    add_pipeline_args(cmd, *args);
+    cmd->add_flag("--json", *json_out, "Print diagnostics as JSON");
+    cmd->footer("Exit status: 0 no errors (warnings allowed); 3 errors found; 2 usage error.");
+    cmd->callback([&ctx, args, json_out]() {
+      ctx.action = [=](App &app) -> int {
+        App::LoadedPipeline loaded = app.load_pipeline(args->pipeline, args->sets, args->profile, ResolveMode::Check);
+        if (*json_out) {
+          json j{{"schema", "perfbound.lint_result/1"},
+                 {"file", args->pipeline},
+                 {"ok", !loaded.diagnostics.has_errors()},
+                 {"diagnostics", loaded.diagnostics.to_json()}};
+          std::cout << j.dump(2) << "\n";
+        } else {
+          std::cout << loaded.diagnostics.format();
+          if (!loaded.diagnostics.has_errors() && loaded.resolved) {
+            size_t edges = 0;
+            for (const ResolvedNode &n : loaded.resolved->nodes)
+              for (const auto &[port, refs] : n.inputs) edges += refs.size();
+            std::cout << args->pipeline << ": ok (" << loaded.resolved->nodes.size() << " nodes, " << edges << " connections)\n";
+          } else {
+            std::cout << args->pipeline << ": " << loaded.diagnostics.error_count() << " error(s)\n";
+          }
+        }
+        return loaded.diagnostics.has_errors() ? kExitInvalidInput : kExitOk;
+      };
+    });
+  }
+  // --- print-resolved --------------------------------------------------
+  {
+    auto args = std::make_shared<PipelineArgs>();
+    auto json_out = std::make_shared<bool>(false);
+    CLI::App *cmd = root.add_subcommand("print-resolved",
+                                        "Print the pipeline with every parameter resolved and where each value came from");
+    add_pipeline_args(cmd, *args);
+    cmd->add_flag("--json", *json_out, "Print as JSON");
+    cmd->callback([&ctx, args, json_out]() {
+      ctx.action = [=](App &app) -> int {
+        App::LoadedPipeline loaded = app.load_pipeline(args->pipeline, args->sets, args->profile, ResolveMode::Check);
+        if (!loaded.resolved) {
+          std::cerr << loaded.diagnostics.format();
+          return kExitInvalidInput;
+        }
+        std::cerr << loaded.diagnostics.format();
+        if (*json_out)
+          std::cout << loaded.resolved->to_json().dump(2) << "\n";
+        else
+          std::cout << loaded.resolved->to_text();
+        return kExitOk;
+      };
+    });
+  }
+}
+
+}  // namespace perfbound::cli

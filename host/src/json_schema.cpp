@@ -1,0 +1,445 @@
+//===- json_schema.cpp - subset JSON Schema validator ---------------------===//
+#include "json_schema.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace perfbound {
+namespace {
+
+const std::set<std::string, std::less<>> &known_keywords() {
+  static const std::set<std::string, std::less<>> kKeywords = {
+      "$schema",          "$id",          "$comment",      "$defs",       "$ref",
+      "title",            "description",  "default",       "examples",    "format",
+      "type",             "properties",   "required",      "additionalProperties",
+      "patternProperties", "items",       "prefixItems",   "enum",        "const",
+      "minimum",          "maximum",      "exclusiveMinimum", "exclusiveMaximum",
+      "minItems",         "maxItems",     "minLength",     "maxLength",   "minProperties",
+      "pattern",          "oneOf",        "anyOf",         "allOf",       "not",
+      "x-perfbound-encoding"};
+  return kKeywords;
+}
+
+// Checks that every keyword used anywhere in `schema` is supported.
+void check_keywords(const json &schema, const std::string &path, std::vector<std::string> &problems) {
+  if (schema.is_boolean()) return;
+  const std::string at = path.empty() ? "/" : path;
+  if (!schema.is_object()) {
+    problems.push_back(at + ": a schema must be an object or a boolean");
+    return;
+  }
+  for (const auto &[key, value] : schema.items()) {
+    if (known_keywords().count(key) == 0) {
+      problems.push_back(at + ": unsupported keyword '" + key + "'");
+      continue;
+    }
+    if (key == "properties" || key == "$defs" || key == "patternProperties") {
+      if (!value.is_object()) {
+        problems.push_back(path + "/" + key + ": must be an object");
+        continue;
+      }
+      for (const auto &[name, sub] : value.items()) check_keywords(sub, path + "/" + key + "/" + name, problems);
+      if (key == "patternProperties") {
+        for (const auto &[pattern, sub] : value.items()) {
+          try {
+            std::regex re(pattern, std::regex::ECMAScript);
+          } catch (const std::regex_error &) {
+            problems.push_back(path + "/patternProperties: invalid regular expression '" + pattern + "'");
+          }
+        }
+      }
+    } else if (key == "items" || key == "additionalProperties" || key == "not") {
+      check_keywords(value, path + "/" + key, problems);
+    } else if (key == "oneOf" || key == "anyOf" || key == "allOf" || key == "prefixItems") {
+      if (!value.is_array()) {
+        problems.push_back(path + "/" + key + ": must be an array");
+        continue;
+      }
+      for (size_t idx = 0; idx < value.size(); ++idx)
+        check_keywords(value[idx], path + "/" + key + "/" + std::to_string(idx), problems);
+    } else if (key == "pattern") {
+      try {
+        std::regex re(value.get<std::string>(), std::regex::ECMAScript);
+      } catch (const std::exception &) {
+        problems.push_back(path + "/pattern: invalid regular expression");
+      }
+    } else if (key == "type") {
+      static const std::set<std::string> kTypes = {"object", "array",   "string", "number",
+                                                   "integer", "boolean", "null"};
+      auto check_type = [&](const json &t) {
+        if (!t.is_string() || kTypes.count(t.get<std::string>()) == 0)
+          problems.push_back(path + "/type: unknown type " + t.dump());
+      };
+      if (value.is_array())
+        for (const json &t : value) check_type(t);
+      else
+        check_type(value);
+    }
+  }
+}
+
+std::string type_of(const json &v) {
+  switch (v.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::boolean: return "boolean";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned: return "integer";
+    case json::value_t::number_float: return "number";
+    case json::value_t::string: return "string";
+    case json::value_t::array: return "array";
+    case json::value_t::object: return "object";
+    default: return "unknown";
+  }
+}
+
+bool matches_type(const json &v, const std::string &type) {
+  if (type == "number") return v.is_number();
+  if (type == "integer") {
+    if (v.is_number_integer()) return true;
+    if (v.is_number_float()) {
+      double d = v.get<double>();
+      return d == static_cast<double>(static_cast<long long>(d));
+    }
+    return false;
+  }
+  return type_of(v) == type;
+}
+
+std::string short_dump(const json &v) {
+  std::string s = v.dump();
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  return s;
+}
+
+class Validator {
+ public:
+  Validator(const SchemaRegistry &registry, const json &root) : registry_(registry), root_(root) {}
+
+  void validate(const json &schema, const json &doc, const std::string &path, const json &root,
+                std::vector<std::string> &errors, int depth) const {
+    if (depth > 64) {
+      errors.push_back(path + ": schema recursion too deep");
+      return;
+    }
+    if (schema.is_boolean()) {
+      if (!schema.get<bool>()) errors.push_back(at(path) + ": no value is allowed here");
+      return;
+    }
+    if (!schema.is_object()) return;
+
+    if (auto it = schema.find("$ref"); it != schema.end()) {
+      const json *target_root = &root;
+      const json *target = resolve_ref(it->get<std::string>(), root, target_root);
+      if (target == nullptr) {
+        errors.push_back(at(path) + ": unresolvable $ref " + it->dump());
+      } else {
+        validate(*target, doc, path, *target_root, errors, depth + 1);
+      }
+    }
+    if (auto it = schema.find("type"); it != schema.end()) {
+      bool ok = false;
+      std::string expected;
+      if (it->is_array()) {
+        for (const json &t : *it) {
+          ok = ok || matches_type(doc, t.get<std::string>());
+          expected += (expected.empty() ? "" : " or ") + t.get<std::string>();
+        }
+      } else {
+        ok = matches_type(doc, it->get<std::string>());
+        expected = it->get<std::string>();
+      }
+      if (!ok) {
+        errors.push_back(at(path) + ": expected " + expected + ", got " + type_of(doc));
+        return;  // further keywords would only repeat the type error
+      }
+    }
+    if (auto it = schema.find("const"); it != schema.end() && doc != *it)
+      errors.push_back(at(path) + ": expected " + short_dump(*it) + ", got " + short_dump(doc));
+    if (auto it = schema.find("enum"); it != schema.end()) {
+      if (std::find(it->begin(), it->end(), doc) == it->end())
+        errors.push_back(at(path) + ": " + short_dump(doc) + " is not one of " + short_dump(*it));
+    }
+    if (doc.is_number()) check_number(schema, doc, path, errors);
+    if (doc.is_string()) check_string(schema, doc.get<std::string>(), path, errors);
+    if (doc.is_array()) check_array(schema, doc, path, root, errors, depth);
+    if (doc.is_object()) check_object(schema, doc, path, root, errors, depth);
+
+    if (auto it = schema.find("allOf"); it != schema.end())
+      for (const json &sub : *it) validate(sub, doc, path, root, errors, depth + 1);
+    if (auto it = schema.find("anyOf"); it != schema.end()) {
+      bool any = false;
+      std::vector<std::string> first_errors;
+      for (const json &sub : *it) {
+        std::vector<std::string> sub_errors;
+        validate(sub, doc, path, root, sub_errors, depth + 1);
+        if (sub_errors.empty()) {
+          any = true;
+          break;
+        }
+        if (first_errors.empty()) first_errors = sub_errors;
+      }
+      if (!any) {
+        errors.push_back(at(path) + ": matches none of the allowed alternatives (first: " +
+                         (first_errors.empty() ? std::string("?") : first_errors.front()) + ")");
+      }
+    }
+    if (auto it = schema.find("oneOf"); it != schema.end()) {
+      size_t matched = 0;
+      std::string first_error;
+      for (const json &sub : *it) {
+        std::vector<std::string> sub_errors;
+        validate(sub, doc, path, root, sub_errors, depth + 1);
+        if (sub_errors.empty())
+          ++matched;
+        else if (first_error.empty())
+          first_error = sub_errors.front();
+      }
+      if (matched == 0)
+        errors.push_back(at(path) + ": matches none of the alternatives (first: " + first_error + ")");
+      else if (matched > 1)
+        errors.push_back(at(path) + ": matches " + std::to_string(matched) + " alternatives of oneOf, expected exactly one");
+    }
+    if (auto it = schema.find("not"); it != schema.end()) {
+      std::vector<std::string> sub_errors;
+      validate(*it, doc, path, root, sub_errors, depth + 1);
+      if (sub_errors.empty()) errors.push_back(at(path) + ": matches a schema it must not match");
+    }
+  }
+
+ private:
+  static std::string at(const std::string &path) { return path.empty() ? "/" : path; }
+
+  const json *resolve_ref(const std::string &ref, const json &root, const json *&target_root) const {
+    std::string doc_part = ref;
+    std::string fragment;
+    if (auto hash = ref.find('#'); hash != std::string::npos) {
+      doc_part = ref.substr(0, hash);
+      fragment = ref.substr(hash + 1);
+    }
+    const json *base = &root;
+    if (!doc_part.empty()) {
+      base = registry_.find(doc_part);
+      if (base == nullptr) return nullptr;
+    }
+    target_root = base;
+    if (fragment.empty()) return base;
+    try {
+      const json &target = base->at(json::json_pointer(fragment));
+      return &target;
+    } catch (const json::exception &) {
+      return nullptr;
+    }
+  }
+
+  static void check_number(const json &schema, const json &doc, const std::string &path,
+                           std::vector<std::string> &errors) {
+    const double value = doc.get<double>();
+    auto num = [&](const char *key) -> const json * {
+      auto it = schema.find(key);
+      return it == schema.end() || !it->is_number() ? nullptr : &*it;
+    };
+    if (const json *m = num("minimum"); m && value < m->get<double>())
+      errors.push_back(at(path) + ": " + short_dump(doc) + " is below the minimum " + m->dump());
+    if (const json *m = num("maximum"); m && value > m->get<double>())
+      errors.push_back(at(path) + ": " + short_dump(doc) + " is above the maximum " + m->dump());
+    if (const json *m = num("exclusiveMinimum"); m && value <= m->get<double>())
+      errors.push_back(at(path) + ": " + short_dump(doc) + " must be greater than " + m->dump());
+    if (const json *m = num("exclusiveMaximum"); m && value >= m->get<double>())
+      errors.push_back(at(path) + ": " + short_dump(doc) + " must be less than " + m->dump());
+  }
+
+  const std::regex &regex(const std::string &pattern) const {
+    auto it = regex_cache_.find(pattern);
+    if (it == regex_cache_.end()) it = regex_cache_.emplace(pattern, std::regex(pattern, std::regex::ECMAScript)).first;
+    return it->second;
+  }
+
+  void check_string(const json &schema, const std::string &value, const std::string &path,
+                    std::vector<std::string> &errors) const {
+    if (auto it = schema.find("minLength"); it != schema.end() && value.size() < it->get<size_t>())
+      errors.push_back(at(path) + ": string shorter than " + it->dump());
+    if (auto it = schema.find("maxLength"); it != schema.end() && value.size() > it->get<size_t>())
+      errors.push_back(at(path) + ": string longer than " + it->dump());
+    if (auto it = schema.find("pattern"); it != schema.end()) {
+      if (!std::regex_search(value, regex(it->get<std::string>())))
+        errors.push_back(at(path) + ": " + short_dump(json(value)) + " does not match pattern " + it->dump());
+    }
+  }
+
+  void check_array(const json &schema, const json &doc, const std::string &path, const json &root,
+                   std::vector<std::string> &errors, int depth) const {
+    if (auto it = schema.find("minItems"); it != schema.end() && doc.size() < it->get<size_t>())
+      errors.push_back(at(path) + ": expected at least " + it->dump() + " items, got " + std::to_string(doc.size()));
+    if (auto it = schema.find("maxItems"); it != schema.end() && doc.size() > it->get<size_t>())
+      errors.push_back(at(path) + ": expected at most " + it->dump() + " items, got " + std::to_string(doc.size()));
+    size_t first_item = 0;
+    if (auto it = schema.find("prefixItems"); it != schema.end()) {
+      for (size_t idx = 0; idx < it->size() && idx < doc.size(); ++idx)
+        validate((*it)[idx], doc[idx], path + "/" + std::to_string(idx), root, errors, depth + 1);
+      first_item = it->size();
+    }
+    if (auto it = schema.find("items"); it != schema.end()) {
+      for (size_t idx = first_item; idx < doc.size(); ++idx) {
+        validate(*it, doc[idx], path + "/" + std::to_string(idx), root, errors, depth + 1);
+        if (errors.size() > 200) return;  // enough to act on
+      }
+    }
+  }
+
+  void check_object(const json &schema, const json &doc, const std::string &path, const json &root,
+                    std::vector<std::string> &errors, int depth) const {
+    if (auto it = schema.find("required"); it != schema.end()) {
+      for (const json &name : *it) {
+        if (!doc.contains(name.get<std::string>()))
+          errors.push_back(at(path) + ": missing required member '" + name.get<std::string>() + "'");
+      }
+    }
+    if (auto it = schema.find("minProperties"); it != schema.end() && doc.size() < it->get<size_t>())
+      errors.push_back(at(path) + ": expected at least " + it->dump() + " members");
+    const json *props = nullptr;
+    if (auto it = schema.find("properties"); it != schema.end()) props = &*it;
+    const json *pattern_props = nullptr;
+    if (auto it = schema.find("patternProperties"); it != schema.end()) pattern_props = &*it;
+    const json *additional = nullptr;
+    if (auto it = schema.find("additionalProperties"); it != schema.end()) additional = &*it;
+    for (const auto &[key, value] : doc.items()) {
+      std::string child = path + "/" + key;
+      bool covered = false;
+      if (props != nullptr) {
+        if (auto p = props->find(key); p != props->end()) {
+          validate(*p, value, child, root, errors, depth + 1);
+          covered = true;
+        }
+      }
+      if (pattern_props != nullptr) {
+        for (const auto &[pattern, sub] : pattern_props->items()) {
+          if (std::regex_search(key, regex(pattern))) {
+            validate(sub, value, child, root, errors, depth + 1);
+            covered = true;
+          }
+        }
+      }
+      if (!covered && additional != nullptr) {
+        if (additional->is_boolean() && !additional->get<bool>()) {
+          std::vector<std::string> valid;
+          if (props != nullptr)
+            for (const auto &[name, unused] : props->items()) valid.push_back(name);
+          std::string list;
+          for (const std::string &v : valid) list += (list.empty() ? "" : ", ") + v;
+          errors.push_back(at(path) + ": unknown member '" + key + "' (valid: " + list + ")");
+        } else {
+          validate(*additional, value, child, root, errors, depth + 1);
+        }
+      }
+      if (errors.size() > 200) return;
+    }
+  }
+
+  const SchemaRegistry &registry_;
+  const json &root_;
+  mutable std::map<std::string, std::regex> regex_cache_;
+};
+
+}  // namespace
+
+std::string schema_file_name(std::string_view schema_id) {
+  std::string id(schema_id);
+  auto slash = id.rfind('/');
+  if (slash == std::string::npos) return id + ".schema.json";
+  return id.substr(0, slash) + ".v" + id.substr(slash + 1) + ".schema.json";
+}
+
+bool is_valid_schema_id(std::string_view schema_id) {
+  static const std::regex kId(R"(^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+/[1-9][0-9]*$)");
+  return std::regex_match(schema_id.begin(), schema_id.end(), kId);
+}
+
+std::vector<std::string> SchemaRegistry::add(const json &schema, const std::string &origin) {
+  std::vector<std::string> problems;
+  if (!schema.is_object()) {
+    problems.push_back(origin + ": a schema file must hold a JSON object");
+    return problems;
+  }
+  auto id_it = schema.find("$id");
+  if (id_it == schema.end() || !id_it->is_string() || !is_valid_schema_id(id_it->get<std::string>())) {
+    problems.push_back(origin + ": \"$id\" must be a schema id such as \"perfbound.bound_term/1\"");
+    return problems;
+  }
+  std::vector<std::string> keyword_problems;
+  check_keywords(schema, "", keyword_problems);
+  for (const std::string &p : keyword_problems) problems.push_back(origin + ": " + p);
+  if (!problems.empty()) return problems;
+  const std::string id = id_it->get<std::string>();
+  if (auto existing = schemas_.find(id); existing != schemas_.end()) {
+    if (existing->second != schema)
+      problems.push_back(origin + ": schema '" + id + "' is already published by another file; this copy is ignored");
+    return problems;
+  }
+  schemas_[id] = schema;
+  return problems;
+}
+
+std::vector<std::string> SchemaRegistry::load_dir(const std::filesystem::path &dir) {
+  std::vector<std::string> problems;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    problems.push_back(dir.string() + ": schema directory does not exist");
+    return problems;
+  }
+  std::vector<std::filesystem::path> files;
+  for (const auto &entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() > 12 && name.compare(name.size() - 12, 12, ".schema.json") == 0) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto &file : files) {
+    std::ifstream in(file);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    json schema = json::parse(buffer.str(), nullptr, false);
+    if (schema.is_discarded()) {
+      problems.push_back(file.string() + ": not valid JSON");
+      continue;
+    }
+    std::vector<std::string> p = add(schema, file.string());
+    if (p.empty() && schema_file_name(schema["$id"].get<std::string>()) != file.filename().string())
+      p.push_back(file.string() + ": file name does not match $id (expected " +
+                  schema_file_name(schema["$id"].get<std::string>()) + ")");
+    problems.insert(problems.end(), p.begin(), p.end());
+  }
+  return problems;
+}
+
+bool SchemaRegistry::has(std::string_view schema_id) const { return schemas_.find(schema_id) != schemas_.end(); }
+
+const json *SchemaRegistry::find(std::string_view schema_id) const {
+  auto it = schemas_.find(schema_id);
+  return it == schemas_.end() ? nullptr : &it->second;
+}
+
+bool SchemaRegistry::is_text(std::string_view schema_id) const {
+  const json *s = find(schema_id);
+  if (s == nullptr) return false;
+  auto it = s->find("x-perfbound-encoding");
+  return it != s->end() && *it == "text";
+}
+
+std::vector<std::string> SchemaRegistry::ids() const {
+  std::vector<std::string> out;
+  for (const auto &[id, unused] : schemas_) out.push_back(id);
+  return out;
+}
+
+std::vector<std::string> SchemaRegistry::validate(std::string_view schema_id, const json &doc) const {
+  const json *schema = find(schema_id);
+  if (schema == nullptr) return {"no published JSON Schema for '" + std::string(schema_id) + "'"};
+  std::vector<std::string> errors;
+  Validator v(*this, *schema);
+  v.validate(*schema, doc, "", *schema, errors, 0);
+  return errors;
+}
+
+}  // namespace perfbound

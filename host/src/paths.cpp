@@ -1,0 +1,45 @@
+//===- paths.cpp - where the host finds its data files --------------------===//
+#include "paths.hpp"
+
+#include <boost/dll/runtime_symbol_info.hpp>
+
+#include "version.hpp"
+
+namespace perfbound {
+
+namespace fs = std::filesystem;
+
+fs::path executable_dir() { return fs::path(boost::dll::program_location()).parent_path(); }
+
+std::vector<fs::path> data_dirs(const std::string &folder) {
+  std::vector<fs::path> dirs;
+  dirs.push_back((executable_dir() / ".." / "share" / "perfbound" / folder).lexically_normal());
+  fs::path source = fs::path(kPerfboundSourceDir);
+  if (folder == "schemas")
+    dirs.push_back(source / "abi" / "schemas");
+  else
+    dirs.push_back(source / folder);
+  return dirs;
+}
+
+std::optional<fs::path> find_data_dir(const std::string &folder) {
+  for (const fs::path &dir : data_dirs(folder)) {
+    std::error_code ec;
+    if (fs::is_directory(dir, ec)) return dir;
+  }
+  return std::nullopt;
+}
+
+std::optional<fs::path> locate_profile(const std::string &name_or_path, const fs::path &base_dir) {
+  std::error_code ec;
+  fs::path as_path = fs::path(name_or_path).is_absolute() ? fs::path(name_or_path) : base_dir / name_or_path;
+  if (fs::is_directory(as_path, ec) && fs::exists(as_path / "profile.toml", ec)) return fs::absolute(as_path).lexically_normal();
+  if (name_or_path.find('/') != std::string::npos) return std::nullopt;
+  for (const fs::path &dir : data_dirs("hardware_profiles")) {
+    fs::path candidate = dir / name_or_path;
+    if (fs::is_directory(candidate, ec) && fs::exists(candidate / "profile.toml", ec)) return candidate.lexically_normal();
+  }
+  return std::nullopt;
+}
+
+}  // namespace perfbound

@@ -1,0 +1,302 @@
+//===- plugin_check.cpp - `perfbound plugin check` ------------------------===//
+#include "plugin_check.hpp"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <sstream>
+
+#include "engine.hpp"
+#include "plugin_loader.hpp"
+#include "run_context.hpp"
+
+namespace perfbound {
+
+namespace fs = std::filesystem;
+
+size_t PluginCheckReport::failures() const {
+  size_t n = 0;
+  for (const CheckFinding &f : findings) n += f.status == "fail" ? 1 : 0;
+  return n;
+}
+
+json PluginCheckReport::to_json() const {
+  json j;
+  j["schema"] = "perfbound.plugin_check/1";
+  j["library"] = library.string();
+  j["plugin"] = plugin_id.empty() ? json(nullptr) : json(plugin_id);
+  j["failures"] = failures();
+  j["findings"] = json::array();
+  for (const CheckFinding &f : findings) j["findings"].push_back({{"check", f.check}, {"status", f.status}, {"detail", f.detail}});
+  return j;
+}
+
+std::string PluginCheckReport::to_text() const {
+  std::ostringstream os;
+  os << "plugin check: " << library.string();
+  if (!plugin_id.empty()) os << " (" << plugin_id << ")";
+  os << "\n";
+  for (const CheckFinding &f : findings) {
+    os << "  [" << f.status << "] " << f.check;
+    if (!f.detail.empty()) os << ": " << f.detail;
+    os << "\n";
+  }
+  size_t fail = failures();
+  os << (fail == 0 ? "OK: no violations\n" : std::to_string(fail) + " violation(s)\n");
+  return os.str();
+}
+
+namespace {
+
+std::string status_name(pb_status st) {
+  switch (st) {
+    case PB_OK: return "PB_OK";
+    case PB_ERR_INVALID_ARGUMENT: return "PB_ERR_INVALID_ARGUMENT";
+    case PB_ERR_INVALID_INPUT: return "PB_ERR_INVALID_INPUT";
+    case PB_ERR_VERSION: return "PB_ERR_VERSION";
+    case PB_ERR_UNSUPPORTED: return "PB_ERR_UNSUPPORTED";
+    case PB_ERR_RESOURCE: return "PB_ERR_RESOURCE";
+    case PB_ERR_CANCELLED: return "PB_ERR_CANCELLED";
+    case PB_ERR_INTERNAL: return "PB_ERR_INTERNAL";
+    case PB_ERR_INFRA: return "PB_ERR_INFRA";
+    default: return "status " + std::to_string(st);
+  }
+}
+
+/// Runs `fn` in a forked child; a crash or a hang (30 s) becomes a finding.
+std::vector<CheckFinding> isolated(const std::string &what, const std::function<std::vector<CheckFinding>()> &fn) {
+  int fds[2];
+  if (pipe(fds) != 0) return {{what, "skip", "cannot create a pipe to isolate the check"}};
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return {{what, "skip", "cannot fork to isolate the check"}};
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    alarm(30);
+    std::vector<CheckFinding> found = fn();
+    json arr = json::array();
+    for (const CheckFinding &f : found) arr.push_back({{"check", f.check}, {"status", f.status}, {"detail", f.detail}});
+    std::string text = arr.dump();
+    size_t written = 0;
+    while (written < text.size()) {
+      ssize_t w = write(fds[1], text.data() + written, text.size() - written);
+      if (w <= 0) break;
+      written += static_cast<size_t>(w);
+    }
+    close(fds[1]);
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string text;
+  char buf[4096];
+  ssize_t got = 0;
+  while ((got = read(fds[0], buf, sizeof(buf))) > 0) text.append(buf, static_cast<size_t>(got));
+  close(fds[0]);
+  int wstatus = 0;
+  waitpid(pid, &wstatus, 0);
+  if (WIFSIGNALED(wstatus)) {
+    int sig = WTERMSIG(wstatus);
+    std::string name = sig == SIGALRM ? "timed out after 30 s" : std::string("crashed with signal ") + std::to_string(sig) + " (" + strsignal(sig) + ")";
+    return {{what, "fail", "the plugin " + name}};
+  }
+  json arr = json::parse(text, nullptr, false);
+  std::vector<CheckFinding> out;
+  if (arr.is_discarded() || !arr.is_array()) return {{what, "fail", "the isolated check produced no result"}};
+  for (const json &f : arr) out.push_back({f.value("check", ""), f.value("status", ""), f.value("detail", "")});
+  return out;
+}
+
+json default_params(const KindInfo &kind, bool &has_required) {
+  json params = json::object();
+  has_required = false;
+  for (const ParamInfo &p : kind.params) {
+    if (p.required)
+      has_required = true;
+    else
+      params[p.name] = p.default_value;
+  }
+  return params;
+}
+
+void sink_append(void *sink_data, const char *text, size_t size) {
+  static_cast<std::string *>(sink_data)->append(text, size);
+}
+
+/// create -> run -> destroy with the given inputs; checks status and outputs.
+std::vector<CheckFinding> exercise(const std::string &label, const pb_node_kind *kind, const KindInfo &info,
+                                   const json &params, const std::vector<std::pair<std::string, DocumentPtr>> &inputs,
+                                   std::optional<pb_status> expected, HostServices &host, const SchemaRegistry &schemas,
+                                   const pb_ext_render *render) {
+  std::vector<CheckFinding> out;
+  pb_node *instance = nullptr;
+  std::string params_text = params.dump();
+  pb_status st = PB_ERR_INTERNAL;
+  {
+    CallScope scope("check " + label);
+    st = kind->create(kind, host.c_host(), "check", params_text.c_str(), &instance);
+    if (st != PB_OK) {
+      out.push_back({label + " create", "fail", "create with valid parameters returned " + status_name(st) + ": " + scope.error_summary()});
+      return out;
+    }
+  }
+  if (instance == nullptr) {
+    out.push_back({label + " create", "fail", "create returned PB_OK without an instance"});
+    return out;
+  }
+  out.push_back({label + " create", "pass", ""});
+  NodeRunContext ctx("check", info, host.logger());
+  for (const auto &[port, doc] : inputs) ctx.add_input(port, doc);
+  {
+    CallScope scope("check " + label);
+    st = kind->run(instance, ctx.c());
+  }
+  kind->destroy(instance);
+  bool logged_error = false;
+  for (const LogMessage &m : ctx.messages()) logged_error = logged_error || m.severity >= PB_SEVERITY_ERROR;
+  for (const std::string &m : ctx.misuse()) out.push_back({label + " run", "fail", m});
+  if (expected) {
+    if (st != *expected)
+      out.push_back({label + " run", "fail", "returned " + status_name(st) + ", expected " + status_name(*expected)});
+    else
+      out.push_back({label + " run", "pass", "returned " + status_name(st)});
+  }
+  if (st != PB_OK) {
+    if (!logged_error)
+      out.push_back({label + " run", "fail", "returned " + status_name(st) + " without logging an ERROR message explaining why"});
+    return out;
+  }
+  for (const PortInfo &port : info.outputs) {
+    auto it = ctx.outputs().find(port.name);
+    if (it == ctx.outputs().end()) {
+      out.push_back({label + " output '" + port.name + "'", "fail", "run returned PB_OK without setting this output"});
+      continue;
+    }
+    Document doc(PB_ENCODING_JSON, port.schema, it->second, "check." + port.name);
+    std::vector<std::string> problems = check_document(schemas, port.schema, doc, true);
+    if (!schemas.has(port.schema)) problems.push_back("(note) no published JSON Schema for " + port.schema);
+    bool real_problem = false;
+    for (const std::string &p : problems) real_problem = real_problem || p.rfind("(note)", 0) != 0;
+    std::string detail;
+    for (const std::string &p : problems) detail += (detail.empty() ? "" : "; ") + p;
+    out.push_back({label + " output '" + port.name + "'", real_problem ? "fail" : "pass", detail});
+    if (render != nullptr && !real_problem) {
+      for (const char *format : {"text", "md"}) {
+        std::string text;
+        pb_status rs = render->render(port.schema.c_str(), doc.data().c_str(), doc.data().size(), format, &sink_append, &text);
+        if (rs != PB_OK && rs != PB_ERR_UNSUPPORTED)
+          out.push_back({label + " render '" + port.name + "' as " + format, "fail", "render returned " + status_name(rs)});
+        else if (rs == PB_OK && text.empty())
+          out.push_back({label + " render '" + port.name + "' as " + format, "fail", "render returned PB_OK with empty text"});
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+PluginCheckReport check_plugin(const fs::path &library, HostServices &host, const SchemaRegistry &schemas) {
+  PluginCheckReport report;
+  report.library = library;
+  if (Status st = inspect_library_file(library); !st) {
+    report.findings.push_back({"library file", "fail", st.error().message});
+    return report;
+  }
+  report.findings.push_back({"library file", "pass", "ELF shared library exporting " PB_ENTRY_SYMBOL});
+  LoadedLibrary::OpenOptions options;
+  options.keep_violations = true;
+  auto opened = LoadedLibrary::open(library, host, options);
+  if (!opened) {
+    report.findings.push_back({"negotiation", "fail", opened.error().message});
+    return report;
+  }
+  LoadedLibrary &lib = *opened->library;
+  report.plugin_id = lib.info().id;
+  report.findings.push_back({"negotiation", "pass", "ABI " + std::to_string(lib.info().abi_major) + "." + std::to_string(lib.info().abi_minor)});
+  if (opened->violations.empty())
+    report.findings.push_back({"descriptor", "pass", std::to_string(lib.info().kinds.size()) + " node kind(s)"});
+  for (const std::string &v : opened->violations) report.findings.push_back({"descriptor", "fail", v});
+  if (!opened->violations.empty()) return report;  // exercising a broken descriptor is unsafe
+
+  if (Status st = lib.initialize(host); !st) {
+    report.findings.push_back({"init", "fail", st.error().message});
+    return report;
+  }
+  report.findings.push_back({"init", "pass", ""});
+
+  const auto *examples = static_cast<const pb_ext_examples *>(lib.extension(PB_EXT_EXAMPLES));
+  const auto *render = static_cast<const pb_ext_render *>(lib.extension(PB_EXT_RENDER));
+  for (const KindInfo &kinfo : lib.info().kinds) {
+    const pb_node_kind *kind = lib.kind(kinfo.name);
+    const std::string label = "kind '" + kinfo.name + "'";
+    auto findings = isolated(label, [&]() {
+      std::vector<CheckFinding> out;
+      bool has_required = false;
+      json params = default_params(kinfo, has_required);
+      bool required_input = false;
+      for (const PortInfo &p : kinfo.inputs) required_input = required_input || !p.optional();
+      if (has_required) {
+        out.push_back({label + " without inputs", "skip", "has required parameters; exercised through its examples only"});
+      } else {
+        auto part = exercise(label + " without inputs", kind, kinfo, params, {}, std::nullopt, host, schemas, nullptr);
+        if (required_input) {
+          // exercise() reports a PB_OK run without outputs as output failures;
+          // rephrase: a kind must not succeed with required inputs missing.
+          std::vector<CheckFinding> rephrased;
+          bool succeeded = false;
+          for (const CheckFinding &f : part)
+            if (f.check.find("output '") != std::string::npos) succeeded = true;
+          for (const CheckFinding &f : part)
+            if (f.check.find("output '") == std::string::npos) rephrased.push_back(f);
+          if (succeeded)
+            rephrased.push_back({label + " without inputs", "fail", "run returned PB_OK although required inputs were missing"});
+          else
+            rephrased.push_back({label + " without inputs", "pass", "refused missing required inputs cleanly"});
+          part = rephrased;
+        }
+        out.insert(out.end(), part.begin(), part.end());
+      }
+      size_t used = 0;
+      if (examples != nullptr) {
+        for (uint32_t idx = 0; idx < examples->example_count; ++idx) {
+          const pb_example *ex = examples->examples[idx];
+          if (ex == nullptr || ex->kind == nullptr || kinfo.name != ex->kind) continue;
+          ++used;
+          std::string ex_label = label + " example '" + (ex->title != nullptr ? ex->title : "?") + "'";
+          json ex_params = params;
+          if (ex->params_json != nullptr) {
+            json given = json::parse(ex->params_json, nullptr, false);
+            if (given.is_discarded() || !given.is_object()) {
+              out.push_back({ex_label, "fail", "params_json is not a JSON object"});
+              continue;
+            }
+            for (const auto &[k, v] : given.items()) ex_params[k] = v;
+          }
+          std::vector<std::pair<std::string, DocumentPtr>> inputs;
+          for (uint32_t in_idx = 0; in_idx < ex->input_count; ++in_idx) {
+            const pb_example_input *in = ex->inputs[in_idx];
+            if (in == nullptr || in->port == nullptr || in->schema == nullptr || in->data == nullptr) {
+              out.push_back({ex_label, "fail", "example input " + std::to_string(in_idx) + " has NULL fields"});
+              continue;
+            }
+            inputs.emplace_back(in->port, std::make_shared<const Document>(static_cast<pb_encoding>(in->encoding), in->schema,
+                                                                           in->data, std::string("example:") + in->port));
+          }
+          auto part = exercise(ex_label, kind, kinfo, ex_params, inputs, ex->expected_status, host, schemas, render);
+          out.insert(out.end(), part.begin(), part.end());
+        }
+      }
+      if (used == 0) out.push_back({label + " examples", "skip", "the plugin offers no example for this kind (perfbound.ext.examples/1)"});
+      return out;
+    });
+    report.findings.insert(report.findings.end(), findings.begin(), findings.end());
+  }
+  return report;
+}
+
+}  // namespace perfbound

@@ -1,0 +1,499 @@
+//===- plugin_info.cpp - plugin descriptors, manifests and their checks ---===//
+#include "plugin_info.hpp"
+
+#include <cstring>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "json_schema.hpp"
+
+namespace perfbound {
+
+const PortInfo *KindInfo::find_input(std::string_view port) const {
+  for (const PortInfo &p : inputs)
+    if (p.name == port) return &p;
+  return nullptr;
+}
+const PortInfo *KindInfo::find_output(std::string_view port) const {
+  for (const PortInfo &p : outputs)
+    if (p.name == port) return &p;
+  return nullptr;
+}
+const ParamInfo *KindInfo::find_param(std::string_view param) const {
+  for (const ParamInfo &p : params)
+    if (p.name == param) return &p;
+  return nullptr;
+}
+const KindInfo *PluginInfo::find_kind(std::string_view kind) const {
+  for (const KindInfo &k : kinds)
+    if (k.name == kind) return &k;
+  return nullptr;
+}
+std::vector<std::string> PluginInfo::kind_names() const {
+  std::vector<std::string> names;
+  for (const KindInfo &k : kinds) names.push_back(k.name);
+  return names;
+}
+
+const char *param_type_name(pb_param_type type) {
+  switch (type) {
+    case PB_PARAM_BOOL: return "bool";
+    case PB_PARAM_INT: return "int";
+    case PB_PARAM_FLOAT: return "float";
+    case PB_PARAM_STRING: return "string";
+    case PB_PARAM_JSON: return "json";
+  }
+  return "unknown";
+}
+
+std::optional<pb_param_type> param_type_from_name(std::string_view name) {
+  for (pb_param_type t : {PB_PARAM_BOOL, PB_PARAM_INT, PB_PARAM_FLOAT, PB_PARAM_STRING, PB_PARAM_JSON})
+    if (name == param_type_name(t)) return t;
+  return std::nullopt;
+}
+
+bool param_value_matches(pb_param_type type, const json &value) {
+  switch (type) {
+    case PB_PARAM_BOOL: return value.is_boolean();
+    case PB_PARAM_INT: return value.is_number_integer();
+    case PB_PARAM_FLOAT: return value.is_number();
+    case PB_PARAM_STRING: return value.is_string();
+    case PB_PARAM_JSON: return true;
+  }
+  return false;
+}
+
+const std::vector<std::string> &known_extension_ids() {
+  static const std::vector<std::string> kIds = {PB_EXT_RENDER, PB_EXT_COMMAND, PB_EXT_EXAMPLES};
+  return kIds;
+}
+
+bool is_valid_plugin_id(std::string_view id) {
+  static const std::regex kRe(R"(^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$)");
+  return std::regex_match(id.begin(), id.end(), kRe);
+}
+bool is_valid_name(std::string_view name) {
+  static const std::regex kRe(R"(^[a-z][a-z0-9_]*$)");
+  return std::regex_match(name.begin(), name.end(), kRe);
+}
+bool is_valid_command_name(std::string_view name) {
+  static const std::regex kRe(R"(^[a-z][a-z0-9-]*$)");
+  return std::regex_match(name.begin(), name.end(), kRe);
+}
+
+namespace {
+
+json port_json(const PortInfo &p) {
+  json flags = json::array();
+  if (p.optional()) flags.push_back("optional");
+  if (p.multi()) flags.push_back("multi");
+  return json{{"name", p.name}, {"schema", p.schema}, {"flags", flags}, {"description", p.description}};
+}
+
+json kind_json(const KindInfo &k) {
+  json j;
+  j["name"] = k.name;
+  j["description"] = k.description;
+  j["inputs"] = json::array();
+  for (const PortInfo &p : k.inputs) j["inputs"].push_back(port_json(p));
+  j["outputs"] = json::array();
+  for (const PortInfo &p : k.outputs) j["outputs"].push_back(port_json(p));
+  j["params"] = json::array();
+  for (const ParamInfo &p : k.params) {
+    json pj{{"name", p.name},
+            {"type", param_type_name(p.type)},
+            {"required", p.required},
+            {"default", p.default_value},
+            {"description", p.description}};
+    pj["choices"] = p.choices ? *p.choices : json(nullptr);
+    j["params"].push_back(pj);
+  }
+  return j;
+}
+
+bool is_valid_utf8(std::string_view text) {
+  size_t idx = 0;
+  while (idx < text.size()) {
+    auto lead = static_cast<unsigned char>(text[idx]);
+    size_t extra = 0;
+    if (lead < 0x80)
+      extra = 0;
+    else if ((lead & 0xE0) == 0xC0 && lead >= 0xC2)
+      extra = 1;
+    else if ((lead & 0xF0) == 0xE0)
+      extra = 2;
+    else if ((lead & 0xF8) == 0xF0 && lead <= 0xF4)
+      extra = 3;
+    else
+      return false;
+    if (extra > 0 && idx + extra >= text.size()) return false;
+    for (size_t k = 1; k <= extra; ++k)
+      if ((static_cast<unsigned char>(text[idx + k]) & 0xC0) != 0x80) return false;
+    idx += extra + 1;
+  }
+  return true;
+}
+
+/// Reads a C string from plugin memory, refusing NULL, over-long or invalid
+/// UTF-8 strings.
+std::optional<std::string> read_string(const char *s, const std::string &what, bool allow_null,
+                                       std::vector<std::string> &violations) {
+  if (s == nullptr) {
+    if (!allow_null) violations.push_back(what + " is NULL");
+    return std::nullopt;
+  }
+  size_t len = strnlen(s, PB_MAX_STRING_LENGTH + 1);
+  if (len > PB_MAX_STRING_LENGTH) {
+    violations.push_back(what + " is longer than " + std::to_string(PB_MAX_STRING_LENGTH) + " bytes");
+    return std::nullopt;
+  }
+  std::string out(s, len);
+  if (!is_valid_utf8(out)) {
+    violations.push_back(what + " is not valid UTF-8");
+    return std::nullopt;
+  }
+  return out;
+}
+
+void describe_ports(const pb_port *const *ports, uint32_t count, const std::string &where,
+                    std::vector<PortInfo> &out, std::vector<std::string> &violations) {
+  if (count > 0 && ports == nullptr) {
+    violations.push_back(where + ": count is " + std::to_string(count) + " but the array is NULL");
+    return;
+  }
+  if (count > 1024) {
+    violations.push_back(where + ": " + std::to_string(count) + " ports is more than the limit of 1024");
+    return;
+  }
+  std::set<std::string> seen;
+  for (uint32_t idx = 0; idx < count; ++idx) {
+    const pb_port *p = ports[idx];
+    std::string at = where + "[" + std::to_string(idx) + "]";
+    if (p == nullptr) {
+      violations.push_back(at + " is NULL");
+      continue;
+    }
+    if (p->struct_size < offsetof(pb_port, description) + sizeof(p->description)) {
+      violations.push_back(at + ": struct_size " + std::to_string(p->struct_size) + " is smaller than ABI 1.0's pb_port");
+      continue;
+    }
+    PortInfo info;
+    auto name = read_string(p->name, at + ".name", false, violations);
+    auto schema = read_string(p->schema, at + ".schema", false, violations);
+    auto desc = read_string(p->description, at + ".description", true, violations);
+    if (name) {
+      if (!is_valid_name(*name)) violations.push_back(at + ": port name '" + *name + "' is not [a-z][a-z0-9_]*");
+      if (!seen.insert(*name).second) violations.push_back(at + ": duplicate port name '" + *name + "'");
+      info.name = *name;
+      at = where + " '" + *name + "'";
+    }
+    if (schema) {
+      if (!is_valid_schema_id(*schema))
+        violations.push_back(at + ": schema id '" + *schema + "' is not of the form 'vendor.name/N'");
+      info.schema = *schema;
+    }
+    if ((p->flags & ~(PB_PORT_OPTIONAL | PB_PORT_MULTI)) != 0)
+      violations.push_back(at + ": unknown flag bits 0x" + [&] {
+        std::ostringstream os;
+        os << std::hex << (p->flags & ~(PB_PORT_OPTIONAL | PB_PORT_MULTI));
+        return os.str();
+      }());
+    info.flags = p->flags & (PB_PORT_OPTIONAL | PB_PORT_MULTI);
+    info.description = desc.value_or("");
+    out.push_back(std::move(info));
+  }
+}
+
+void describe_params(const pb_param *const *params, uint32_t count, const std::string &where,
+                     std::vector<ParamInfo> &out, std::vector<std::string> &violations) {
+  if (count > 0 && params == nullptr) {
+    violations.push_back(where + ": count is " + std::to_string(count) + " but the array is NULL");
+    return;
+  }
+  if (count > 1024) {
+    violations.push_back(where + ": " + std::to_string(count) + " params is more than the limit of 1024");
+    return;
+  }
+  std::set<std::string> seen;
+  for (uint32_t idx = 0; idx < count; ++idx) {
+    const pb_param *p = params[idx];
+    std::string at = where + "[" + std::to_string(idx) + "]";
+    if (p == nullptr) {
+      violations.push_back(at + " is NULL");
+      continue;
+    }
+    if (p->struct_size < offsetof(pb_param, description) + sizeof(p->description)) {
+      violations.push_back(at + ": struct_size " + std::to_string(p->struct_size) + " is smaller than ABI 1.0's pb_param");
+      continue;
+    }
+    ParamInfo info;
+    auto name = read_string(p->name, at + ".name", false, violations);
+    if (name) {
+      if (!is_valid_name(*name)) violations.push_back(at + ": parameter name '" + *name + "' is not [a-z][a-z0-9_]*");
+      if (!seen.insert(*name).second) violations.push_back(at + ": duplicate parameter '" + *name + "'");
+      info.name = *name;
+      at = where + " '" + *name + "'";
+    }
+    if (p->type < PB_PARAM_BOOL || p->type > PB_PARAM_JSON) {
+      violations.push_back(at + ": unknown parameter type " + std::to_string(p->type));
+      continue;
+    }
+    info.type = static_cast<pb_param_type>(p->type);
+    info.required = (p->flags & PB_PARAM_REQUIRED) != 0;
+    auto def = read_string(p->default_json, at + ".default_json", true, violations);
+    if (info.required && def)
+      violations.push_back(at + ": a required parameter must have default_json == NULL");
+    if (!info.required && !def)
+      violations.push_back(at + ": an optional parameter needs a default_json (or set PB_PARAM_REQUIRED)");
+    if (def) {
+      json parsed = json::parse(*def, nullptr, false);
+      if (parsed.is_discarded())
+        violations.push_back(at + ": default_json is not valid JSON: " + *def);
+      else if (!param_value_matches(info.type, parsed))
+        violations.push_back(at + ": default " + *def + " is not of type " + param_type_name(info.type));
+      else
+        info.default_value = parsed;
+    }
+    auto choices = read_string(p->choices_json, at + ".choices_json", true, violations);
+    if (choices) {
+      json parsed = json::parse(*choices, nullptr, false);
+      if (parsed.is_discarded() || !parsed.is_array() || parsed.empty())
+        violations.push_back(at + ": choices_json must be a non-empty JSON array");
+      else {
+        info.choices = parsed;
+        if (!info.required && !info.default_value.is_null()) {
+          bool found = false;
+          for (const json &c : parsed) found = found || c == info.default_value;
+          if (!found) violations.push_back(at + ": default is not one of the choices");
+        }
+      }
+    }
+    info.description = read_string(p->description, at + ".description", true, violations).value_or("");
+    out.push_back(std::move(info));
+  }
+}
+
+}  // namespace
+
+json PluginInfo::descriptor_json() const {
+  json j;
+  j["id"] = id;
+  j["name"] = name;
+  j["version"] = version;
+  j["vendor"] = vendor;
+  j["description"] = description;
+  j["abi"] = {{"major", abi_major}, {"minor", abi_minor}};
+  j["kinds"] = json::array();
+  for (const KindInfo &k : kinds) j["kinds"].push_back(kind_json(k));
+  j["commands"] = json::array();
+  for (const CommandInfo &c : commands) j["commands"].push_back({{"name", c.name}, {"summary", c.summary}});
+  j["extensions"] = extensions;
+  return j;
+}
+
+json PluginInfo::manifest_json(const std::string &library_file_name) const {
+  json m;
+  m["schema"] = "perfbound.plugin_manifest/1";
+  m["manifest_format"] = PB_MANIFEST_FORMAT_VERSION;
+  m["library"] = library_file_name;
+  m["plugin"] = descriptor_json();
+  return m;
+}
+
+DescribeResult describe_plugin(const pb_plugin *plugin, uint32_t abi_major, uint32_t abi_minor) {
+  DescribeResult result;
+  std::vector<std::string> &v = result.violations;
+  PluginInfo &info = result.info;
+  info.abi_major = abi_major;
+  info.abi_minor = abi_minor;
+  if (plugin == nullptr) {
+    v.emplace_back("negotiation returned PB_OK but response.plugin is NULL");
+    return result;
+  }
+  if (plugin->struct_size < offsetof(pb_plugin, get_extension) + sizeof(plugin->get_extension)) {
+    v.push_back("pb_plugin.struct_size " + std::to_string(plugin->struct_size) +
+                " is smaller than ABI 1.0's pb_plugin (" +
+                std::to_string(offsetof(pb_plugin, get_extension) + sizeof(plugin->get_extension)) + ")");
+    return result;
+  }
+  info.id = read_string(plugin->id, "pb_plugin.id", false, v).value_or("");
+  if (!info.id.empty() && !is_valid_plugin_id(info.id))
+    v.push_back("pb_plugin.id '" + info.id + "' is not a lowercase dotted id such as 'vendor.name'");
+  info.name = read_string(plugin->name, "pb_plugin.name", false, v).value_or("");
+  info.version = read_string(plugin->version, "pb_plugin.version", false, v).value_or("");
+  static const std::regex kSemver(R"(^\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?$)");
+  if (!info.version.empty() && !std::regex_match(info.version, kSemver))
+    v.push_back("pb_plugin.version '" + info.version + "' is not MAJOR.MINOR.PATCH");
+  info.vendor = read_string(plugin->vendor, "pb_plugin.vendor", true, v).value_or("");
+  info.description = read_string(plugin->description, "pb_plugin.description", true, v).value_or("");
+  if (plugin->get_extension == nullptr) v.emplace_back("pb_plugin.get_extension is NULL");
+
+  if (plugin->node_kind_count > 0 && plugin->node_kinds == nullptr)
+    v.push_back("pb_plugin.node_kind_count is " + std::to_string(plugin->node_kind_count) + " but node_kinds is NULL");
+  else if (plugin->node_kind_count > 4096)
+    v.push_back("pb_plugin.node_kind_count " + std::to_string(plugin->node_kind_count) + " exceeds 4096");
+  else {
+    std::set<std::string> seen;
+    for (uint32_t idx = 0; idx < plugin->node_kind_count; ++idx) {
+      const pb_node_kind *k = plugin->node_kinds[idx];
+      std::string at = "node_kinds[" + std::to_string(idx) + "]";
+      if (k == nullptr) {
+        v.push_back(at + " is NULL");
+        continue;
+      }
+      if (k->struct_size < offsetof(pb_node_kind, destroy) + sizeof(k->destroy)) {
+        v.push_back(at + ": struct_size " + std::to_string(k->struct_size) + " is smaller than ABI 1.0's pb_node_kind");
+        continue;
+      }
+      KindInfo kind;
+      auto name = read_string(k->name, at + ".name", false, v);
+      if (name) {
+        if (!is_valid_name(*name)) v.push_back(at + ": kind name '" + *name + "' is not [a-z][a-z0-9_]*");
+        if (!seen.insert(*name).second) v.push_back(at + ": duplicate kind name '" + *name + "'");
+        kind.name = *name;
+        at = "kind '" + *name + "'";
+      }
+      kind.description = read_string(k->description, at + ".description", true, v).value_or("");
+      if (k->create == nullptr) v.push_back(at + ": create is NULL");
+      if (k->run == nullptr) v.push_back(at + ": run is NULL");
+      if (k->destroy == nullptr) v.push_back(at + ": destroy is NULL");
+      describe_ports(k->inputs, k->input_count, at + " inputs", kind.inputs, v);
+      describe_ports(k->outputs, k->output_count, at + " outputs", kind.outputs, v);
+      for (const PortInfo &p : kind.outputs)
+        if (p.flags != 0) v.push_back(at + " output '" + p.name + "': flags are only meaningful on inputs");
+      describe_params(k->params, k->param_count, at + " params", kind.params, v);
+      info.kinds.push_back(std::move(kind));
+    }
+  }
+
+  if (plugin->get_extension != nullptr) {
+    for (const std::string &ext : known_extension_ids())
+      if (plugin->get_extension(ext.c_str()) != nullptr) info.extensions.push_back(ext);
+    if (plugin->get_extension("perfbound.ext.no_such_extension/999") != nullptr)
+      v.emplace_back("get_extension returned non-NULL for an unknown id; unknown ids must answer NULL");
+    if (const auto *cmds = static_cast<const pb_ext_command *>(plugin->get_extension(PB_EXT_COMMAND))) {
+      if (cmds->struct_size < offsetof(pb_ext_command, commands) + sizeof(cmds->commands)) {
+        v.emplace_back("perfbound.ext.command/1: struct_size too small");
+      } else if (cmds->command_count > 0 && cmds->commands == nullptr) {
+        v.emplace_back("perfbound.ext.command/1: command_count > 0 but commands is NULL");
+      } else {
+        for (uint32_t idx = 0; idx < cmds->command_count && idx < 256; ++idx) {
+          const pb_command *c = cmds->commands[idx];
+          std::string at = "command[" + std::to_string(idx) + "]";
+          if (c == nullptr || c->struct_size < offsetof(pb_command, main) + sizeof(c->main)) {
+            v.push_back(at + " is NULL or too small");
+            continue;
+          }
+          CommandInfo ci;
+          ci.name = read_string(c->name, at + ".name", false, v).value_or("");
+          if (!ci.name.empty() && !is_valid_command_name(ci.name))
+            v.push_back(at + ": command name '" + ci.name + "' is not [a-z][a-z0-9-]*");
+          ci.summary = read_string(c->summary, at + ".summary", true, v).value_or("");
+          if (c->main == nullptr) v.push_back(at + ": main is NULL");
+          info.commands.push_back(std::move(ci));
+        }
+      }
+    }
+    if (const auto *render = static_cast<const pb_ext_render *>(plugin->get_extension(PB_EXT_RENDER))) {
+      if (render->struct_size < offsetof(pb_ext_render, render) + sizeof(render->render) || render->render == nullptr)
+        v.emplace_back("perfbound.ext.render/1: struct_size too small or render is NULL");
+    }
+  }
+  return result;
+}
+
+namespace {
+
+std::optional<PortInfo> port_from_json(const json &j, std::string &err) {
+  if (!j.is_object() || !j.contains("name") || !j.contains("schema")) {
+    err = "port entries need 'name' and 'schema'";
+    return std::nullopt;
+  }
+  PortInfo p;
+  p.name = j.at("name").get<std::string>();
+  p.schema = j.at("schema").get<std::string>();
+  p.description = j.value("description", "");
+  for (const json &f : j.value("flags", json::array())) {
+    if (f == "optional")
+      p.flags |= PB_PORT_OPTIONAL;
+    else if (f == "multi")
+      p.flags |= PB_PORT_MULTI;
+    else {
+      err = "unknown port flag " + f.dump();
+      return std::nullopt;
+    }
+  }
+  return p;
+}
+
+}  // namespace
+
+Expected<PluginInfo> read_manifest(const std::filesystem::path &manifest_path) {
+  std::ifstream in(manifest_path);
+  if (!in) return make_error(manifest_path.string() + ": cannot open manifest");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  json m = json::parse(buffer.str(), nullptr, false);
+  const std::string where = manifest_path.string();
+  if (m.is_discarded() || !m.is_object()) return make_error(where + ": manifest is not valid JSON");
+  if (m.value("manifest_format", 0u) != PB_MANIFEST_FORMAT_VERSION)
+    return make_error(where + ": unsupported manifest_format " + m.value("manifest_format", json(nullptr)).dump() +
+                      " (this perfbound reads format " + std::to_string(PB_MANIFEST_FORMAT_VERSION) + ")");
+  try {
+    PluginInfo info;
+    const json &p = m.at("plugin");
+    info.id = p.at("id").get<std::string>();
+    if (!is_valid_plugin_id(info.id)) return make_error(where + ": invalid plugin id '" + info.id + "'");
+    info.name = p.value("name", "");
+    info.version = p.at("version").get<std::string>();
+    info.vendor = p.value("vendor", "");
+    info.description = p.value("description", "");
+    info.abi_major = p.at("abi").at("major").get<uint32_t>();
+    info.abi_minor = p.at("abi").at("minor").get<uint32_t>();
+    for (const json &kj : p.at("kinds")) {
+      KindInfo k;
+      k.name = kj.at("name").get<std::string>();
+      k.description = kj.value("description", "");
+      std::string err;
+      for (const json &pj : kj.at("inputs")) {
+        auto port = port_from_json(pj, err);
+        if (!port) return make_error(where + ": kind '" + k.name + "': " + err);
+        k.inputs.push_back(*port);
+      }
+      for (const json &pj : kj.at("outputs")) {
+        auto port = port_from_json(pj, err);
+        if (!port) return make_error(where + ": kind '" + k.name + "': " + err);
+        k.outputs.push_back(*port);
+      }
+      for (const json &pj : kj.at("params")) {
+        ParamInfo par;
+        par.name = pj.at("name").get<std::string>();
+        auto type = param_type_from_name(pj.at("type").get<std::string>());
+        if (!type) return make_error(where + ": parameter '" + par.name + "' has unknown type");
+        par.type = *type;
+        par.required = pj.value("required", false);
+        par.default_value = pj.value("default", json(nullptr));
+        if (pj.contains("choices") && !pj.at("choices").is_null()) par.choices = pj.at("choices");
+        par.description = pj.value("description", "");
+        k.params.push_back(std::move(par));
+      }
+      info.kinds.push_back(std::move(k));
+    }
+    for (const json &cj : p.value("commands", json::array()))
+      info.commands.push_back({cj.at("name").get<std::string>(), cj.value("summary", "")});
+    for (const json &e : p.value("extensions", json::array())) info.extensions.push_back(e.get<std::string>());
+    std::string lib = m.at("library").get<std::string>();
+    if (lib.find('/') != std::string::npos)
+      return make_error(where + ": 'library' must be a file name in the manifest's directory, not a path");
+    info.library = std::filesystem::absolute(manifest_path.parent_path() / lib).lexically_normal();
+    info.manifest = std::filesystem::absolute(manifest_path).lexically_normal();
+    info.described_by = "manifest";
+    return info;
+  } catch (const json::exception &e) {
+    return make_error(where + ": malformed manifest: " + e.what());
+  }
+}
+
+}  // namespace perfbound

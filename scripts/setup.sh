@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# setup.sh - one command per job on a fresh Debian 12 machine.
+#
+#   bash scripts/setup.sh demo    install dependencies, build, run the bound
+#                                 report on the bundled example kernel
+#   bash scripts/setup.sh test    install dependencies, build, run every test
+#   bash scripts/setup.sh deps    only install the Debian packages
+#   bash scripts/setup.sh build   only configure and build (preset "default")
+#
+# Uses sudo for apt-get when not run as root. Set PERFBOUND_PRESET to build
+# another CMake preset (e.g. ci, debug, asan).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+preset=${PERFBOUND_PRESET:-default}
+
+deps() {
+  mapfile -t pkgs < <(grep -v '^#' scripts/debian-packages.txt | grep -v '^$')
+  missing=()
+  for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    echo "setup: all ${#pkgs[@]} Debian packages are installed"
+    return
+  fi
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+build() {
+  cmake --preset "$preset"
+  cmake --build --preset "$preset"
+}
+
+build_dir() {
+  case "$preset" in
+    default) echo build ;;
+    *) echo "build-$preset" ;;
+  esac
+}
+
+demo() {
+  local pb
+  pb="$(build_dir)/bin/perfbound"
+  # Until the bound pipeline lands, the demo shows what the host can do with
+  # the data it has: the plugins it finds and the 910B3 profile.
+  "$pb" plugins
+  "$pb" profile check ascend_910b3
+}
+
+case "${1:-}" in
+  demo) deps; build; demo ;;
+  test) deps; build; ctest --preset "$preset" -j "$(nproc)" ;;
+  deps) deps ;;
+  build) deps; build ;;
+  *) sed -n '2,12p' "$0"; exit 2 ;;
+esac

@@ -1,0 +1,174 @@
+//===- test_cli.cpp - the perfbound executable, end to end ----------------===//
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/test_support.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using pbtest::run_cli;
+
+namespace {
+
+std::vector<std::string> plugin_args(std::initializer_list<const char *> dirs) {
+  std::vector<std::string> args = {"--no-builtin-plugins"};
+  for (const char *d : dirs) {
+    args.emplace_back("--plugin-path");
+    args.push_back(pbtest::plugin_dir(d).string());
+  }
+  return args;
+}
+
+std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string> &b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+fs::path pipelines() { return pbtest::test_source_dir() / "host" / "pipelines"; }
+
+}  // namespace
+
+TEST_CASE("golden lint messages: cycle, unknown key, type mismatch, missing input, and more") {
+  for (const char *name : {"cycle", "unknown_key", "type_mismatch", "missing_input", "many_errors", "syntax_error", "bad_version"}) {
+    INFO("pipeline " << name);
+    auto r = run_cli(concat(plugin_args({"good", "throwing"}), {"lint", std::string(name) + ".toml"}), pipelines());
+    CHECK(r.code == 3);
+    CHECK(r.out == pbtest::read_file(pipelines() / (std::string(name) + ".expected")));
+  }
+}
+
+TEST_CASE("lint of a good pipeline exits 0; --json follows perfbound.lint_result/1") {
+  auto r = run_cli(concat(plugin_args({"good"}), {"lint", "sum.toml"}), pipelines());
+  CHECK(r.code == 0);
+  CHECK(r.out == "sum.toml: ok (3 nodes, 2 connections)\n");
+  auto j = run_cli(concat(plugin_args({"good"}), {"lint", "--json", "cycle.toml"}), pipelines());
+  CHECK(j.code == 3);
+  json doc = json::parse(j.out);
+  CHECK(doc["schema"] == "perfbound.lint_result/1");
+  CHECK(doc["ok"] == false);
+  CHECK(doc["diagnostics"][0]["node"] == "a");
+  CHECK(doc["diagnostics"][0]["line"] == 4);
+}
+
+TEST_CASE("run prints the report, writes --out, and returns documented exit codes") {
+  pbtest::TempDir out;
+  auto r = run_cli(concat(plugin_args({"good"}), {"run", "sum.toml", "--out", out.path().string(), "--format", "json"}), pipelines());
+  REQUIRE(r.code == 0);
+  json result = json::parse(r.out);
+  CHECK(result["status"] == "ok");
+  CHECK(result["outputs"]["total"]["value"] == 21.0);
+  CHECK(json::parse(pbtest::read_file(out / "total.json"))["value"] == 21.0);
+  CHECK(json::parse(pbtest::read_file(out / "run.json"))["schema"] == "perfbound.run_result/1");
+  CHECK(fs::exists(out / "report.json"));
+
+  auto failed = run_cli(concat(plugin_args({"good", "throwing"}), {"run", "failure.toml"}), pipelines());
+  CHECK(failed.code == 1);
+  CHECK(failed.err.find("perfbound: node 'bad' (perfbound_test.throwing/boom) failed: ") != std::string::npos);
+  CHECK(failed.out.find("skipped: upstream node 'bad' failed") != std::string::npos);
+
+  auto invalid = run_cli(concat(plugin_args({"good"}), {"run", "cycle.toml"}), pipelines());
+  CHECK(invalid.code == 3);
+  CHECK(invalid.err.find("the pipeline has a cycle: a -> b -> c -> a") != std::string::npos);
+}
+
+TEST_CASE("bad input never crashes: missing pipeline file, missing input file, bad --set") {
+  auto missing = run_cli(concat(plugin_args({"good"}), {"run", "no_such.toml"}), pipelines());
+  CHECK(missing.code == 3);
+  CHECK(missing.err.find("no_such.toml: error: pipeline file does not exist") != std::string::npos);
+
+  auto no_file = run_cli(concat(plugin_args({"good"}), {"run", "file_input.toml", "--set", "text=/nonexistent/x.txt"}), pipelines());
+  CHECK(no_file.code == 3);
+  CHECK(no_file.err.find("<command line>: error: pipeline input 'text': file '/nonexistent/x.txt' does not exist") != std::string::npos);
+
+  auto bad_set = run_cli(concat(plugin_args({"good"}), {"run", "sum.toml", "--set", "oops"}), pipelines());
+  CHECK(bad_set.code == 3);
+  CHECK(bad_set.err.find("--set 'oops' must be written KEY=VALUE") != std::string::npos);
+}
+
+TEST_CASE("usage errors exit 2 and unknown commands get suggestions") {
+  auto r = run_cli({"--no-builtin-plugins", "lnit", "x.toml"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("unknown command 'lnit'") != std::string::npos);
+  CHECK(r.err.find("(did you mean 'lint'?)") != std::string::npos);
+  auto help = run_cli({"--no-builtin-plugins", "run", "--help"});
+  CHECK(help.code == 0);
+  CHECK(help.out.find("--set") != std::string::npos);
+  CHECK(help.out.find("Exit status") != std::string::npos);
+  auto bad_format = run_cli(concat(plugin_args({"good"}), {"run", "sum.toml", "--format", "xml"}), pipelines());
+  CHECK(bad_format.code == 2);
+}
+
+TEST_CASE("plugins lists what it found and what it refused, with reasons") {
+  pbtest::TempDir junk;
+  pbtest::write_file(junk / "libjunk.so", "not a library");
+  auto r = run_cli(concat(plugin_args({"good", "newer_major", "no_entry"}), {"--plugin-path", junk.path().string(), "plugins", "--json"}));
+  REQUIRE(r.code == 0);
+  json doc = json::parse(r.out);
+  CHECK(doc["schema"] == "perfbound.plugin_list/1");
+  REQUIRE(doc["plugins"].size() == 1);
+  CHECK(doc["plugins"][0]["id"] == "perfbound_test.good");
+  CHECK(doc["plugins"][0]["described_by"] == "manifest");
+  std::vector<std::string> reasons;
+  for (const json &ref : doc["refused"]) reasons.push_back(ref["reason"]);
+  REQUIRE(reasons.size() == 3);
+  CHECK(reasons[0].find("built for perfbound plugin ABI 2.0") != std::string::npos);
+  CHECK(reasons[1].find("does not export 'perfbound_plugin_negotiate'") != std::string::npos);
+  CHECK(reasons[2] == (junk / "libjunk.so").string() + ": not an ELF file");
+}
+
+TEST_CASE("plugin check passes a good plugin and reports every violation of bad ones") {
+  auto good = run_cli({"--no-builtin-plugins", "plugin", "check", "--json", (pbtest::plugin_dir("good") / "libpbtest_good.so").string()});
+  INFO(good.out);
+  CHECK(good.code == 0);
+  json g = json::parse(good.out);
+  CHECK(g["failures"] == 0);
+  size_t example_passes = 0;
+  for (const json &f : g["findings"])
+    if (f["check"].get<std::string>().find("example") != std::string::npos && f["status"] == "pass") ++example_passes;
+  CHECK(example_passes >= 5);
+
+  auto bad = run_cli({"--no-builtin-plugins", "plugin", "check", (pbtest::plugin_dir("bad_descriptor") / "libpbtest_bad_descriptor.so").string()});
+  CHECK(bad.code == 1);
+  CHECK(bad.out.find("[fail] descriptor: kind 'Broken-Kind': run is NULL") != std::string::npos);
+  CHECK(bad.out.find("7 violation(s)") != std::string::npos);
+
+  auto crashing = run_cli({"--no-builtin-plugins", "plugin", "check", (pbtest::plugin_dir("misbehaving") / "libpbtest_misbehaving.so").string()});
+  CHECK(crashing.code == 1);
+  CHECK(crashing.out.find("[fail] kind 'crash': the plugin crashed with signal 11") != std::string::npos);
+  CHECK(crashing.out.find("[fail] kind 'malformed' without inputs output 'out': is not valid JSON") != std::string::npos);
+  CHECK(crashing.out.find("set_output called twice for port 'out'") != std::string::npos);
+
+  auto not_plugin = run_cli({"--no-builtin-plugins", "plugin", "check", (pbtest::plugin_dir("no_entry") / "libpbtest_no_entry.so").string()});
+  CHECK(not_plugin.code == 3);
+}
+
+TEST_CASE("commands offered by a plugin run through the host") {
+  auto r = run_cli(concat(plugin_args({"good"}), {"test-echo", "hello", "world"}));
+  CHECK(r.code == 0);
+  CHECK(r.out == "hello world\n");
+  auto failing = run_cli(concat(plugin_args({"good"}), {"test-echo", "fail"}));
+  CHECK(failing.code == 1);
+  auto help = run_cli(concat(plugin_args({"good"}), {"--help"}));
+  CHECK(help.out.find("test-echo") != std::string::npos);
+}
+
+TEST_CASE("PERFBOUND_PLUGIN_PATH is searched; the current directory is not") {
+  auto from_env = run_cli({"--no-builtin-plugins", "lint", "sum.toml"}, pipelines(),
+                          {{"PERFBOUND_PLUGIN_PATH", pbtest::plugin_dir("good").string()}});
+  CHECK(from_env.code == 0);
+  // Running from inside a plugin directory must not find its plugins.
+  pbtest::TempDir tmp;
+  fs::copy_file(pipelines() / "sum.toml", tmp / "sum.toml");
+  auto cwd_only = run_cli({"--no-builtin-plugins", "lint", (tmp / "sum.toml").string()}, pbtest::plugin_dir("good"));
+  CHECK(cwd_only.code == 3);
+  CHECK(cwd_only.out.find("unknown plugin 'perfbound_test.good'") != std::string::npos);
+}
+
+TEST_CASE("plugins next to the pipeline file are found") {
+  pbtest::TempDir dir;
+  for (const auto &entry : fs::directory_iterator(pbtest::plugin_dir("good"))) fs::copy_file(entry.path(), dir / entry.path().filename().string());
+  fs::copy_file(pipelines() / "sum.toml", dir / "sum.toml");
+  auto r = run_cli({"--no-builtin-plugins", "run", (dir / "sum.toml").string(), "--format", "json"});
+  CHECK(r.code == 0);
+}

@@ -1,0 +1,94 @@
+//===- test_schema.cpp - the JSON Schema subset validator -----------------===//
+#include <doctest/doctest.h>
+
+#include "json_schema.hpp"
+#include "support/test_support.hpp"
+
+using perfbound::json;
+using perfbound::SchemaRegistry;
+
+namespace {
+SchemaRegistry registry_with(const json &schema) {
+  SchemaRegistry reg;
+  auto problems = reg.add(schema, "test");
+  REQUIRE(problems.empty());
+  return reg;
+}
+}  // namespace
+
+TEST_CASE("every published schema in abi/schemas loads with supported keywords only") {
+  SchemaRegistry reg;
+  auto problems = reg.load_dir(pbtest::source_dir() / "abi" / "schemas");
+  for (const std::string &p : problems) INFO(p);
+  CHECK(problems.empty());
+  CHECK(reg.has("perfbound.run_result/1"));
+  CHECK(reg.has("perfbound.profile/1"));
+  CHECK(reg.has("perfbound.plugin_manifest/1"));
+}
+
+TEST_CASE("schema ids and file names") {
+  CHECK(perfbound::is_valid_schema_id("perfbound.hivm_program/1"));
+  CHECK(perfbound::is_valid_schema_id("acme.l2.term/12"));
+  CHECK_FALSE(perfbound::is_valid_schema_id("perfbound.hivm_program"));
+  CHECK_FALSE(perfbound::is_valid_schema_id("nodot/1"));
+  CHECK_FALSE(perfbound::is_valid_schema_id("perfbound.x/0"));
+  CHECK(perfbound::schema_file_name("perfbound.bound_term/1") == "perfbound.bound_term.v1.schema.json");
+}
+
+TEST_CASE("validator reports type, required, enum and additionalProperties violations with paths") {
+  json schema = json::parse(R"({
+    "$id": "t.doc/1", "type": "object", "required": ["schema", "items"],
+    "properties": {
+      "schema": {"const": "t.doc/1"},
+      "items": {"type": "array", "items": {"$ref": "#/$defs/item"}, "minItems": 1}
+    },
+    "additionalProperties": false,
+    "$defs": {"item": {"type": "object", "required": ["unit"],
+      "properties": {"value": {"type": ["number", "null"], "minimum": 0}, "unit": {"enum": ["s", "B"]}}}}
+  })");
+  SchemaRegistry reg = registry_with(schema);
+  CHECK(reg.validate("t.doc/1", json::parse(R"({"schema":"t.doc/1","items":[{"value":1,"unit":"s"},{"value":null,"unit":"B"}]})")).empty());
+  auto errors = reg.validate("t.doc/1", json::parse(R"({"schema":"t.doc/1","items":[{"value":-1,"unit":"kg"},{"value":"x"}],"extra":1})"));
+  std::vector<std::string> expected = {
+      "/items/0/value: -1 is below the minimum 0",
+      "/items/0/unit: \"kg\" is not one of [\"s\",\"B\"]",
+      "/items/1: missing required member 'unit'",
+      "/items/1/value: expected number or null, got string",
+      "/: unknown member 'extra' (valid: items, schema)",
+  };
+  for (const std::string &e : expected) {
+    INFO(e);
+    CHECK(std::find(errors.begin(), errors.end(), e) != errors.end());
+  }
+  CHECK(errors.size() == expected.size());
+}
+
+TEST_CASE("oneOf, anyOf, cross-schema $ref and pattern") {
+  SchemaRegistry reg;
+  REQUIRE(reg.add(json::parse(R"({"$id":"t.q/1","type":"object","required":["value"],
+      "properties":{"value":{"type":["number","null"]},"reason":{"type":"string"}},
+      "oneOf":[{"properties":{"value":{"type":"number"}}},{"properties":{"value":{"type":"null"}},"required":["reason"]}]})"), "q").empty());
+  REQUIRE(reg.add(json::parse(R"({"$id":"t.w/1","type":"object","properties":{"q":{"$ref":"t.q/1"},
+      "id":{"type":"string","pattern":"^[a-z]+$"}}})"), "w").empty());
+  CHECK(reg.validate("t.w/1", json::parse(R"({"q":{"value":3},"id":"abc"})")).empty());
+  CHECK(reg.validate("t.w/1", json::parse(R"({"q":{"value":null,"reason":"unknown trip count"}})")).empty());
+  auto errors = reg.validate("t.w/1", json::parse(R"({"q":{"value":null},"id":"A1"})"));
+  // Members are visited in key order: "id" before "q".
+  REQUIRE(errors.size() == 2);
+  CHECK(errors[0] == "/id: \"A1\" does not match pattern \"^[a-z]+$\"");
+  CHECK(errors[1] == "/q: matches none of the alternatives (first: /q/value: expected number, got null)");
+}
+
+TEST_CASE("a schema using an unsupported keyword is refused, not silently ignored") {
+  SchemaRegistry reg;
+  auto problems = reg.add(json::parse(R"({"$id":"t.x/1","type":"object","dependentRequired":{"a":["b"]}})"), "x.json");
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0] == "x.json: /: unsupported keyword 'dependentRequired'");
+}
+
+TEST_CASE("an id without a published schema is reported") {
+  SchemaRegistry reg;
+  auto errors = reg.validate("nobody.nothing/1", json::object());
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0] == "no published JSON Schema for 'nobody.nothing/1'");
+}

@@ -1,0 +1,32 @@
+/* bad_descriptor_plugin.c - negotiates fine but describes itself against the
+ * rules in several ways at once: an invalid id, a duplicate port, a malformed
+ * schema id, a NULL run function and a default that does not parse. The host
+ * must refuse it; `perfbound plugin check` must list every violation. */
+#include <perfbound/perfbound.h>
+
+static pb_status c_create(const pb_node_kind *k, const pb_host *h, const char *id, const char *p, pb_node **out) {
+  (void)k; (void)h; (void)id; (void)p;
+  static int token;
+  *out = (pb_node *)&token;
+  return PB_OK;
+}
+static void c_destroy(pb_node *n) { (void)n; }
+
+static const pb_port a = {sizeof(pb_port), "x", "perfbound_test.number/1", 0, ""};
+static const pb_port b = {sizeof(pb_port), "x", "not a schema id", 0, ""};
+static const pb_port *const inputs[] = {&a, &b};
+static const pb_param bad_default = {sizeof(pb_param), "level", PB_PARAM_INT, 0, "{not json", NULL, ""};
+static const pb_param *const params[] = {&bad_default};
+static const pb_node_kind kind = {sizeof(pb_node_kind), "Broken-Kind", "", 2, inputs, 0, NULL, 1, params,
+                                  c_create, NULL, c_destroy};
+static const pb_node_kind *const kinds[] = {&kind};
+static const void *get_extension(const char *id) { (void)id; return NULL; }
+static const pb_plugin plugin = {sizeof(pb_plugin), "Bad Id!", "Bad", "1.0", "", "", 1, kinds, NULL, NULL, get_extension};
+
+PB_EXPORT pb_status perfbound_plugin_negotiate(const pb_negotiate_request *request, pb_negotiate_response *response) {
+  (void)request;
+  response->abi_major = PB_ABI_VERSION_MAJOR;
+  response->abi_minor = PB_ABI_VERSION_MINOR;
+  response->plugin = &plugin;
+  return PB_OK;
+}
