@@ -47,6 +47,20 @@ App::App(GlobalOptions opts) : options(std::move(opts)) {
     if (result.status == "invalid") return PB_ERR_INVALID_INPUT;
     return result.ok ? PB_OK : PB_ERR_INTERNAL;
   });
+  host->set_profile_provider([this](const std::string &name_or_dir, std::string &out) {
+    auto dir = locate_profile(name_or_dir, fs::current_path());
+    if (!dir) {
+      logger.log(PB_SEVERITY_ERROR, "profile", "hardware profile '" + name_or_dir + "' not found");
+      return PB_ERR_INVALID_INPUT;
+    }
+    auto loaded = load_profile_document(*dir);
+    if (!loaded) {
+      logger.log(PB_SEVERITY_ERROR, "profile", loaded.error().message);
+      return PB_ERR_INVALID_INPUT;
+    }
+    out = loaded->document.dump();
+    return PB_OK;
+  });
 }
 
 void App::discover(const std::optional<fs::path> &pipeline_dir) {

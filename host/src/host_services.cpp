@@ -72,6 +72,8 @@ HostServices::HostServices(Logger &logger) : logger_(logger) {
   host_.get_extension = &HostServices::c_get_extension;
   pipeline_ext_.struct_size = sizeof(pb_host_ext_pipeline);
   pipeline_ext_.run = &HostServices::c_run_pipeline;
+  profile_ext_.struct_size = sizeof(pb_host_ext_profile);
+  profile_ext_.load = &HostServices::c_load_profile;
 }
 
 void HostServices::plugin_log(pb_severity severity, std::string_view message) {
@@ -98,7 +100,25 @@ const void *HostServices::c_get_extension(const pb_host *host, const char *id) {
   if (host == nullptr || host->host_data == nullptr || id == nullptr) return nullptr;
   auto *self = static_cast<HostServices *>(host->host_data);
   if (std::strcmp(id, PB_HOST_EXT_PIPELINE) == 0 && self->pipeline_runner_) return &self->pipeline_ext_;
+  if (std::strcmp(id, PB_HOST_EXT_PROFILE) == 0 && self->profile_provider_) return &self->profile_ext_;
   return nullptr;
+}
+
+pb_status HostServices::c_load_profile(const pb_host *host, const char *name_or_dir, pb_text_sink sink, void *sink_data) {
+  if (host == nullptr || host->host_data == nullptr || name_or_dir == nullptr || sink == nullptr)
+    return PB_ERR_INVALID_ARGUMENT;
+  auto *self = static_cast<HostServices *>(host->host_data);
+  if (!self->profile_provider_) return PB_ERR_UNSUPPORTED;
+  std::string doc;
+  pb_status status = PB_ERR_INTERNAL;
+  try {
+    status = self->profile_provider_(name_or_dir, doc);
+  } catch (const std::exception &e) {
+    self->logger_.log(PB_SEVERITY_ERROR, "host", std::string("profile load failed: ") + e.what());
+    return PB_ERR_INTERNAL;
+  }
+  if (status == PB_OK) sink(sink_data, doc.data(), doc.size());
+  return status;
 }
 
 pb_status HostServices::c_run_pipeline(const pb_host *host, const char *pipeline_path, uint32_t set_count,

@@ -71,6 +71,10 @@ class CallScope {
 using PipelineRunner = std::function<pb_status(const std::string &pipeline_path,
                                                const std::vector<std::string> &sets, std::string &result_json)>;
 
+/// Loads a profile by name or directory into perfbound.profile/1 JSON (the
+/// "perfbound.host.profile/1" extension). Implemented by the CLI layer.
+using ProfileProvider = std::function<pb_status(const std::string &name_or_dir, std::string &profile_json)>;
+
 class HostServices {
  public:
   explicit HostServices(Logger &logger);
@@ -80,6 +84,7 @@ class HostServices {
   [[nodiscard]] const pb_host *c_host() const { return &host_; }
   [[nodiscard]] Logger &logger() { return logger_; }
   void set_pipeline_runner(PipelineRunner runner) { pipeline_runner_ = std::move(runner); }
+  void set_profile_provider(ProfileProvider provider) { profile_provider_ = std::move(provider); }
 
   /// Logs on behalf of a plugin: captured by the current CallScope and
   /// printed with its scope.
@@ -88,13 +93,16 @@ class HostServices {
  private:
   static void c_log(const pb_host *host, pb_severity severity, const char *message);
   static const void *c_get_extension(const pb_host *host, const char *id);
+  static pb_status c_load_profile(const pb_host *host, const char *name_or_dir, pb_text_sink sink, void *sink_data);
   static pb_status c_run_pipeline(const pb_host *host, const char *pipeline_path, uint32_t set_count,
                                    const char *const *sets, pb_text_sink sink, void *sink_data);
 
   Logger &logger_;
   pb_host host_{};
   pb_host_ext_pipeline pipeline_ext_{};
+  pb_host_ext_profile profile_ext_{};
   PipelineRunner pipeline_runner_;
+  ProfileProvider profile_provider_;
 };
 
 }  // namespace perfbound

@@ -3,7 +3,7 @@
  * Start reading at pb_plugin.h (loading and negotiation), then pb_node.h
  * (node kinds and the run context) and pb_document.h (what travels on edges).
  * Extensions: pb_ext_render.h, pb_ext_command.h, pb_ext_examples.h (plugin
- * side) and pb_host_ext_pipeline.h (host side).
+ * side) and pb_host_ext_pipeline.h, pb_host_ext_profile.h (host side).
  */
 #ifndef PERFBOUND_PERFBOUND_H
 #define PERFBOUND_PERFBOUND_H
@@ -15,6 +15,7 @@
 #include "pb_ext_render.h"
 #include "pb_host.h"
 #include "pb_host_ext_pipeline.h"
+#include "pb_host_ext_profile.h"
 #include "pb_node.h"
 #include "pb_plugin.h"
 #include "pb_status.h"
