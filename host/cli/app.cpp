@@ -47,6 +47,24 @@ App::App(GlobalOptions opts) : options(std::move(opts)) {
     if (result.status == "invalid") return PB_ERR_INVALID_INPUT;
     return result.ok ? PB_OK : PB_ERR_INTERNAL;
   });
+  host->set_plugin_directory(PluginDirectory{
+      [this](const std::string &extension_id) {
+        discover(std::nullopt);
+        json list = json::array();
+        for (const PluginInfo &p : plugins->plugins())
+          if (std::find(p.extensions.begin(), p.extensions.end(), extension_id) != p.extensions.end())
+            list.push_back({{"id", p.id}, {"version", p.version}, {"library", p.library.string()}});
+        return list.dump();
+      },
+      [this](const std::string &plugin_id, const std::string &extension_id) -> const void * {
+        discover(std::nullopt);
+        auto lib = plugins->load(plugin_id);
+        if (!lib) {
+          logger.log(PB_SEVERITY_ERROR, "plugins", lib.error().message);
+          return nullptr;
+        }
+        return (*lib)->extension(extension_id.c_str());
+      }});
   host->set_profile_provider([this](const std::string &name_or_dir, std::string &out) {
     auto dir = locate_profile(name_or_dir, fs::current_path());
     if (!dir) {

@@ -74,6 +74,9 @@ HostServices::HostServices(Logger &logger) : logger_(logger) {
   pipeline_ext_.run = &HostServices::c_run_pipeline;
   profile_ext_.struct_size = sizeof(pb_host_ext_profile);
   profile_ext_.load = &HostServices::c_load_profile;
+  plugins_ext_.struct_size = sizeof(pb_host_ext_plugins);
+  plugins_ext_.find = &HostServices::c_find_plugins;
+  plugins_ext_.get_extension = &HostServices::c_plugin_extension;
 }
 
 void HostServices::plugin_log(pb_severity severity, std::string_view message) {
@@ -101,7 +104,25 @@ const void *HostServices::c_get_extension(const pb_host *host, const char *id) {
   auto *self = static_cast<HostServices *>(host->host_data);
   if (std::strcmp(id, PB_HOST_EXT_PIPELINE) == 0 && self->pipeline_runner_) return &self->pipeline_ext_;
   if (std::strcmp(id, PB_HOST_EXT_PROFILE) == 0 && self->profile_provider_) return &self->profile_ext_;
+  if (std::strcmp(id, PB_HOST_EXT_PLUGINS) == 0 && self->plugin_directory_.find) return &self->plugins_ext_;
   return nullptr;
+}
+
+pb_status HostServices::c_find_plugins(const pb_host *host, const char *extension_id, pb_text_sink sink, void *sink_data) {
+  if (host == nullptr || host->host_data == nullptr || extension_id == nullptr || sink == nullptr)
+    return PB_ERR_INVALID_ARGUMENT;
+  auto *self = static_cast<HostServices *>(host->host_data);
+  if (!self->plugin_directory_.find) return PB_ERR_UNSUPPORTED;
+  std::string list = self->plugin_directory_.find(extension_id);
+  sink(sink_data, list.data(), list.size());
+  return PB_OK;
+}
+
+const void *HostServices::c_plugin_extension(const pb_host *host, const char *plugin_id, const char *extension_id) {
+  if (host == nullptr || host->host_data == nullptr || plugin_id == nullptr || extension_id == nullptr) return nullptr;
+  auto *self = static_cast<HostServices *>(host->host_data);
+  if (!self->plugin_directory_.get_extension) return nullptr;
+  return self->plugin_directory_.get_extension(plugin_id, extension_id);
 }
 
 pb_status HostServices::c_load_profile(const pb_host *host, const char *name_or_dir, pb_text_sink sink, void *sink_data) {

@@ -75,6 +75,14 @@ using PipelineRunner = std::function<pb_status(const std::string &pipeline_path,
 /// "perfbound.host.profile/1" extension). Implemented by the CLI layer.
 using ProfileProvider = std::function<pb_status(const std::string &name_or_dir, std::string &profile_json)>;
 
+/// Finds plugins offering an extension and hands out their tables (the
+/// "perfbound.host.plugins/1" extension). Implemented by the CLI layer over
+/// the plugin registry.
+struct PluginDirectory {
+  std::function<std::string(const std::string &extension_id)> find;  // JSON array text
+  std::function<const void *(const std::string &plugin_id, const std::string &extension_id)> get_extension;
+};
+
 class HostServices {
  public:
   explicit HostServices(Logger &logger);
@@ -85,6 +93,7 @@ class HostServices {
   [[nodiscard]] Logger &logger() { return logger_; }
   void set_pipeline_runner(PipelineRunner runner) { pipeline_runner_ = std::move(runner); }
   void set_profile_provider(ProfileProvider provider) { profile_provider_ = std::move(provider); }
+  void set_plugin_directory(PluginDirectory directory) { plugin_directory_ = std::move(directory); }
 
   /// Logs on behalf of a plugin: captured by the current CallScope and
   /// printed with its scope.
@@ -93,6 +102,8 @@ class HostServices {
  private:
   static void c_log(const pb_host *host, pb_severity severity, const char *message);
   static const void *c_get_extension(const pb_host *host, const char *id);
+  static pb_status c_find_plugins(const pb_host *host, const char *extension_id, pb_text_sink sink, void *sink_data);
+  static const void *c_plugin_extension(const pb_host *host, const char *plugin_id, const char *extension_id);
   static pb_status c_load_profile(const pb_host *host, const char *name_or_dir, pb_text_sink sink, void *sink_data);
   static pb_status c_run_pipeline(const pb_host *host, const char *pipeline_path, uint32_t set_count,
                                    const char *const *sets, pb_text_sink sink, void *sink_data);
@@ -101,6 +112,8 @@ class HostServices {
   pb_host host_{};
   pb_host_ext_pipeline pipeline_ext_{};
   pb_host_ext_profile profile_ext_{};
+  pb_host_ext_plugins plugins_ext_{};
+  PluginDirectory plugin_directory_;
   PipelineRunner pipeline_runner_;
   ProfileProvider profile_provider_;
 };

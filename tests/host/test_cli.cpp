@@ -172,3 +172,11 @@ TEST_CASE("plugins next to the pipeline file are found") {
   auto r = run_cli({"--no-builtin-plugins", "run", (dir / "sum.toml").string(), "--format", "json"});
   CHECK(r.code == 0);
 }
+
+TEST_CASE("plugin commands reach the host extensions: profile, plugins, pipeline") {
+  auto r = run_cli(concat(plugin_args({"good"}), {"test-host", (pipelines() / "sum.toml").string()}));
+  INFO(r.err);
+  CHECK(r.code == 0);
+  // 910B3 has 40 vector cores; sum.toml with b.value=1 gives (2 + 1) * 3.
+  CHECK(r.out == "aiv=40.0\nrender:perfbound_test.good\npipeline=ok total=9.0 status=0\n");
+}

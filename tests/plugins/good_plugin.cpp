@@ -132,6 +132,33 @@ pb::sdk::PluginSpec describe() {
                              std::cout << "\n";
                              return args.size() > 1 && args[1] == "fail" ? 1 : 0;
                            }});
+  // Exercises the host extensions from a command: profile, plugins, pipeline.
+  spec.commands.push_back({"test-host", "Uses the host extensions (test command)",
+                           [](const pb::sdk::Host &host, const std::vector<std::string> &args) {
+                             auto sink = [](void *data, const char *text, size_t size) {
+                               static_cast<std::string *>(data)->append(text, size);
+                             };
+                             const auto *profile = host.extension<pb_host_ext_profile>(PB_HOST_EXT_PROFILE);
+                             const auto *plugins = host.extension<pb_host_ext_plugins>(PB_HOST_EXT_PLUGINS);
+                             const auto *pipeline = host.extension<pb_host_ext_pipeline>(PB_HOST_EXT_PIPELINE);
+                             if (profile == nullptr || plugins == nullptr || pipeline == nullptr) return 5;
+                             std::string text;
+                             if (profile->load(host.raw(), "ascend_910b3", sink, &text) != PB_OK) return 3;
+                             std::cout << "aiv=" << json::parse(text)["cores"]["aiv"]["value"] << "\n";
+                             text.clear();
+                             plugins->find(host.raw(), PB_EXT_RENDER, sink, &text);
+                             for (const json &p : json::parse(text)) std::cout << "render:" << p["id"].get<std::string>() << "\n";
+                             if (plugins->get_extension(host.raw(), "perfbound_test.good", PB_EXT_RENDER) == nullptr) return 4;
+                             if (args.size() > 1) {
+                               text.clear();
+                               const char *sets[] = {"b.value=1"};
+                               pb_status st = pipeline->run(host.raw(), args[1].c_str(), 1, sets, sink, &text);
+                               json result = json::parse(text);
+                               std::cout << "pipeline=" << result["status"].get<std::string>() << " total="
+                                         << result["outputs"]["total"]["value"] << " status=" << st << "\n";
+                             }
+                             return 0;
+                           }});
   spec.examples.push_back({"add", "two numbers", json{{"scale", 2.0}},
                            {{"terms", kNumber, R"({"schema":"perfbound_test.number/1","value":1.5})"},
                             {"terms", kNumber, R"({"schema":"perfbound_test.number/1","value":2})"}},

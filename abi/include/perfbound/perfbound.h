@@ -15,6 +15,7 @@
 #include "pb_ext_render.h"
 #include "pb_host.h"
 #include "pb_host_ext_pipeline.h"
+#include "pb_host_ext_plugins.h"
 #include "pb_host_ext_profile.h"
 #include "pb_node.h"
 #include "pb_plugin.h"
