@@ -30,17 +30,6 @@ namespace {
 
 std::string str(std::string_view text) { return std::string(text); }
 
-/// A number for messages: integers without a fraction, others with up to 6
-/// significant digits ("196608", "1.8e+09", "0.25").
-std::string number_text(double value) {
-  char buffer[64];
-  if (std::fabs(value) < 1e15 && value == std::floor(value))
-    std::snprintf(buffer, sizeof buffer, "%.0f", value);
-  else
-    std::snprintf(buffer, sizeof buffer, "%.6g", value);
-  return buffer;
-}
-
 }  // namespace
 
 //===----------------------------------------------------------------------===//
@@ -71,46 +60,6 @@ const std::vector<RangeRule> &profile_ranges() {
       {"paths.", Dimension::BytesPerCycle, 1, 65536, false},
   };
   return kRules;
-}
-
-std::string human_quantity(double value, Dimension dimension) {
-  struct Prefix {
-    double factor;
-    const char *name;
-  };
-  auto scaled = [&](const std::vector<Prefix> &prefixes, const char *suffix) {
-    for (const Prefix &p : prefixes) {
-      if (std::fabs(value) >= p.factor) return number_text(std::stod(number_text(value / p.factor))) + " " + p.name + suffix;
-    }
-    return number_text(value) + " " + prefixes.back().name + suffix;
-  };
-  const std::vector<Prefix> decimal = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""}};
-  switch (dimension) {
-    case Dimension::Bytes: {
-      // Binary prefixes when the size is a whole number of them (buffers),
-      // decimal otherwise (HBM "64 GB").
-      const std::vector<std::pair<double, const char *>> binary = {
-          {1099511627776.0, "TiB"}, {1073741824.0, "GiB"}, {1048576.0, "MiB"}, {1024.0, "KiB"}};
-      for (const auto &[factor, name] : binary)
-        if (value >= factor && std::fmod(value, factor) == 0 && value / factor < 1024) return number_text(value / factor) + " " + name;
-      const std::vector<std::pair<double, const char *>> dec = {{1e12, "TB"}, {1e9, "GB"}, {1e6, "MB"}, {1e3, "KB"}};
-      for (const auto &[factor, name] : dec)
-        if (value >= factor) return number_text(std::stod(number_text(value / factor))) + " " + name;
-      return number_text(value) + " B";
-    }
-    case Dimension::Frequency: return scaled(decimal, "Hz");
-    case Dimension::Bandwidth: return scaled(decimal, "B/s");
-    case Dimension::FlopPerSecond: return scaled(decimal, "FLOP/s");
-    case Dimension::Flop: return scaled(decimal, "FLOP");
-    case Dimension::Time: {
-      const std::vector<std::pair<double, const char *>> times = {{1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}};
-      for (const auto &[factor, name] : times)
-        if (std::fabs(value) >= factor) return number_text(std::stod(number_text(value / factor))) + " " + name;
-      return number_text(value) + " s";
-    }
-    case Dimension::Count: return number_text(value);
-    default: return number_text(value) + " " + str(units::canonical_unit(dimension));
-  }
 }
 
 namespace {
@@ -258,8 +207,8 @@ class Loader {
         return nullptr;
       }
       double raw = value->is_integer() ? static_cast<double>(value->as_integer()->get()) : value->as_floating_point()->get();
-      if (!std::isfinite(raw) || raw <= 0) error(*value, key_path, "value must be positive and finite, got " + number_text(raw));
-      if (conv->dimension == Dimension::Ratio && raw > 1.0) error(*value, key_path, "a ratio must lie in (0, 1], got " + number_text(raw));
+      if (!std::isfinite(raw) || raw <= 0) error(*value, key_path, "value must be positive and finite, got " + units::format_number(raw));
+      if (conv->dimension == Dimension::Ratio && raw > 1.0) error(*value, key_path, "a ratio must lie in (0, 1], got " + units::format_number(raw));
       q["value"] = raw * conv->factor;
       if (unit_text != units::canonical_unit(conv->dimension)) q["declared"] = {{"value", raw}, {"unit", unit_text}};
     }
@@ -410,7 +359,7 @@ class CalibrationChecker {
       return error(id, "theoretical", "names '" + key + "', which is not a quantity of the profile");
     if (!theory->is_object() || !(*theory)["value"].is_number()) return;  // unknown theoretical: nothing to compare
     double theoretical = (*theory)["value"].get<double>();
-    std::string how = number_text(theoretical) + " " + str(units::canonical_unit(info->second.dimension));
+    std::string how = units::format_number(theoretical) + " " + str(units::canonical_unit(info->second.dimension));
     units::Exponents have = units::exponents(info->second.dimension);
     if (have != units::exponents(dim)) {
       // A per-cycle peak becomes a per-second rate at the profile's clock.
@@ -420,16 +369,16 @@ class CalibrationChecker {
         return error(id, "theoretical", "'" + key + "' is " + str(units::dimension_name(info->second.dimension)) +
                                             " and cannot be compared with a constant in " + str(units::canonical_unit(dim)));
       double f = (*clock)["value"].get<double>();
-      how += " x " + human_quantity(f, Dimension::Frequency) + " = " + number_text(theoretical * f) + " " +
+      how += " x " + human_quantity(f, Dimension::Frequency) + " = " + units::format_number(theoretical * f) + " " +
              str(units::canonical_unit(dim));
       theoretical *= f;
     }
     double excess = v - theoretical;
     if (excess > half_width.value_or(0))
       error(id, "value",
-            "calibrated " + kind + " " + number_text(v) + " " + str(units::canonical_unit(dim)) + " is above the theoretical " +
-                key + " (" + how + ") by " + number_text(excess) +
-                (half_width ? ", more than its 95 % CI half-width " + number_text(*half_width) : std::string(" and has no CI")) +
+            "calibrated " + kind + " " + units::format_number(v) + " " + str(units::canonical_unit(dim)) + " is above the theoretical " +
+                key + " (" + how + ") by " + units::format_number(excess) +
+                (half_width ? ", more than its 95 % CI half-width " + units::format_number(*half_width) : std::string(" and has no CI")) +
                 ": either the theoretical figure is not an upper limit (bounds computed from it would be unsound) "
                 "or the benchmark's work count is wrong");
   }
@@ -564,7 +513,7 @@ class ProfileChecker {
   static std::string human_value(const json &q, const QuantityInfo &info) {
     std::string text = human_quantity(q["value"].get<double>(), info.dimension);
     if (q.contains("declared"))
-      text += " (declared " + number_text(q["declared"]["value"].get<double>()) + " " + q["declared"]["unit"].get<std::string>() + ")";
+      text += " (declared " + units::format_number(q["declared"]["value"].get<double>()) + " " + q["declared"]["unit"].get<std::string>() + ")";
     return text;
   }
 
@@ -610,8 +559,8 @@ class ProfileChecker {
     auto n_aic = num(aic), n_aiv = num(aiv), n_ratio = num(ratio);
     auto whole = [](std::optional<double> v) { return v && *v == std::floor(*v); };
     if (whole(n_aic) && whole(n_aiv) && whole(n_ratio) && *n_aiv != *n_aic * *n_ratio)
-      key_error("cores.aiv", number_text(*n_aiv) + " vector cores is not cores.aiv_per_aic (" + number_text(*n_ratio) +
-                                 ") x cores.aic (" + number_text(*n_aic) + ")");
+      key_error("cores.aiv", units::format_number(*n_aiv) + " vector cores is not cores.aiv_per_aic (" + units::format_number(*n_ratio) +
+                                 ") x cores.aic (" + units::format_number(*n_aic) + ")");
   }
 
   void unknowns() {
@@ -741,10 +690,10 @@ void collect_rows(const json &node, const std::string &prefix, std::vector<Row> 
     row.kind = node.value("kind", std::string());
     row.source = node.value("source", std::string());
     if (node["value"].is_number() && spec) {
-      row.value = number_text(node["value"].get<double>()) + " " + node["unit"].get<std::string>();
+      row.value = units::format_number(node["value"].get<double>()) + " " + node["unit"].get<std::string>();
       // As written when the author chose a unit ("64 GiB", "512 KB").
       const json &declared = node.contains("declared") ? node["declared"] : json();
-      row.human = declared.is_object() ? number_text(declared["value"].get<double>()) + " " + declared["unit"].get<std::string>()
+      row.human = declared.is_object() ? units::format_number(declared["value"].get<double>()) + " " + declared["unit"].get<std::string>()
                                        : human_quantity(node["value"].get<double>(), spec->dimension);
     } else {
       row.value = "null";

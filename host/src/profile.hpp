@@ -56,8 +56,8 @@ struct RangeRule {
 const std::vector<RangeRule> &profile_ranges();
 
 /// A value in its canonical unit written for people: 1.8e9 Hz -> "1.8 GHz",
-/// 196608 B -> "192 KiB", 1.6e12 B/s -> "1.6 TB/s".
-std::string human_quantity(double value, Dimension dimension);
+/// 196608 B -> "192 KiB", 1.6e12 B/s -> "1.6 TB/s" (pb::units::human).
+inline std::string human_quantity(double value, Dimension dimension) { return pb::units::human(value, dimension); }
 
 struct ProfileLoad {
   json document;                              // perfbound.profile/1 (valid only without errors)

@@ -69,10 +69,29 @@ TEST_CASE("`profile show` prints canonical values with a human form; --json is t
   auto broken = pbtest::run_cli({"profile", "show", "wrong_units"}, fixtures());
   CHECK(broken.code == 3);
   CHECK(broken.out.empty());
-  CHECK(broken.err.find("wrong_units/profile.toml:17:6: error: key 'buffers.ub': unit 'GHz' is a frequency") != std::string::npos);
+  CHECK(broken.err.find("wrong_units/profile.toml:18:6: error: key 'buffers.ub': unit 'GHz' is a frequency") != std::string::npos);
   auto absent = pbtest::run_cli({"profile", "check", "no_such_profile"}, fixtures());
   CHECK(absent.code == 3);
   CHECK(absent.err.find("hardware profile 'no_such_profile' not found") != std::string::npos);
+}
+
+TEST_CASE("a calibration file that is missing or not JSON is an error naming it") {
+  pbtest::TempDir tmp;
+  const fs::path dir = tmp / "target";
+  std::string profile = pbtest::read_file(fixtures() / "minimal" / "profile.toml");
+  profile.replace(profile.find("arch = \"test-arch\"\n"), 19, "arch = \"test-arch\"\ncalibration_file = \"cal.json\"\n");
+  pbtest::write_file(dir / "profile.toml", profile);
+  // calibration_file is on line 7 of the edited profile, its value at column 20.
+  perfbound::ProfileLoad missing = perfbound::load_profile(dir);
+  CHECK(missing.diagnostics.format() == (dir / "profile.toml").string() + ":7:20: error: key 'calibration_file': '" +
+                                            (dir / "cal.json").string() + "' does not exist\n");
+  // Line 3 holds the stray comma.
+  pbtest::write_file(dir / "cal.json", "{\n  \"schema\": \"perfbound.calibration/1\",\n  ,\n}\n");
+  perfbound::ProfileLoad broken = perfbound::load_profile(dir);
+  REQUIRE(broken.diagnostics.items().size() == 1);
+  CHECK(broken.diagnostics.items()[0].loc.file == (dir / "cal.json").string());
+  CHECK(broken.diagnostics.items()[0].loc.line == 3);
+  CHECK(broken.diagnostics.items()[0].message.rfind("JSON syntax error: ", 0) == 0);
 }
 
 TEST_CASE("an unknown value is null plus a reason in the document, never a number") {

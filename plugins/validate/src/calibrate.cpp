@@ -52,15 +52,6 @@ std::string utc_date_from_us(double microseconds) {
 
 namespace {
 
-std::string number_text(double value) {
-  char buffer[64];
-  if (std::fabs(value) < 1e15 && value == std::floor(value))
-    std::snprintf(buffer, sizeof buffer, "%.0f", value);
-  else
-    std::snprintf(buffer, sizeof buffer, "%.6g", value);
-  return buffer;
-}
-
 /// 1 -> "1st", 2 -> "2nd", 13 -> "13th", 29 -> "29th".
 std::string ordinal(size_t n) {
   const char *suffix = "th";
@@ -298,7 +289,7 @@ class Calibrator {
     std::vector<double> out;
     for (size_t row : sel.rows) {
       double t = sel.table->require_number(row, *col);
-      if (t <= 0) throw pb::sdk::InputError(sel.table->csv().where(row, *col) + ": column '" + column + "' is " + number_text(t) +
+      if (t <= 0) throw pb::sdk::InputError(sel.table->csv().where(row, *col) + ": column '" + column + "' is " + units::format_number(t) +
                                             "; a time must be positive");
       out.push_back(t * *factor);
     }
@@ -356,10 +347,10 @@ class Calibrator {
       } catch (const std::invalid_argument &e) {
         spec_.fail(spec_.require(w, "expr", where), where + ": work " + e.what());
       }
-      if (amount <= 0) spec_.fail(spec_.require(w, "expr", where), where + ": work must be positive, got " + number_text(amount));
+      if (amount <= 0) spec_.fail(spec_.require(w, "expr", where), where + ": work must be positive, got " + units::format_number(amount));
       std::fill(work.begin(), work.end(), amount * spec->factor);
       work_dim = spec->dimension;
-      work_text = expr + " = " + number_text(amount) + " " + unit + " (" + meaning + ")";
+      work_text = expr + " = " + units::format_number(amount) + " " + unit + " (" + meaning + ")";
     } else {
       std::string column = spec_.string(entry, "work_column", where);
       std::string unit = spec_.string(entry, "work_column_unit", where);
@@ -437,13 +428,13 @@ class Calibrator {
       double f = earlier_constant(entry, "clock", Dimension::Frequency, where);
       scale *= f;
       r.dimension = Dimension::Cycles;
-      clock_text = " x " + number_text(f) + " Hz (constant " + spec_.string(entry, "clock", where) + ")";
+      clock_text = " x " + units::format_number(f) + " Hz (constant " + spec_.string(entry, "clock", where) + ")";
     }
     double m_with = median(t_with), m_without = median(t_without);
     r.value = round_significant((m_with - m_without) * scale);
     if (r.value.get<double>() <= 0)
-      throw pb::sdk::InputError(spec_.file() + ": " + where + ": the median with (" + number_text(m_with * 1e6) +
-                                " us) is not above the median without (" + number_text(m_without * 1e6) + " us)");
+      throw pb::sdk::InputError(spec_.file() + ": " + where + ": the median with (" + units::format_number(m_with * 1e6) +
+                                " us) is not above the median without (" + units::format_number(m_without * 1e6) + " us)");
     r.statistic = "difference of medians";
     r.n = static_cast<int64_t>(t_with.size() + t_without.size());
     // Bonferroni: two 97.5 % intervals cover both medians with >= 95 %.
@@ -462,7 +453,7 @@ class Calibrator {
     r.method = "Take the launches of op '" + with.op + "' in " + with.file + " (with) and of op '" + without.op + "' in " +
                without.file + " (without), each sorted by Task Start Time(us) after dropping the first " +
                std::to_string(with.dropped) + " and " + std::to_string(without.dropped) + "; value = (median " + time_column +
-               " with - median without) / (" + expr + " = " + number_text(divisor) + ": " + meaning + ")" + clock_text +
+               " with - median without) / (" + expr + " = " + units::format_number(divisor) + ": " + meaning + ")" + clock_text +
                "; ci95 = (97.5 % interval of the median with - that of without) scaled the same way, each interval from the " +
                ordinal(k_with) + " (with) and " + ordinal(k_without) +
                " (without) smallest to as many from the largest launch (Bonferroni: both hold with >= 95 %).";
@@ -509,10 +500,10 @@ class Calibrator {
       double f = earlier_constant(entry, "clock", Dimension::Frequency, where);
       scale = f;
       r.dimension = Dimension::Cycles;
-      clock_text = " x " + number_text(f) + " Hz (constant " + spec_.string(entry, "clock", where) + ")";
+      clock_text = " x " + units::format_number(f) + " Hz (constant " + spec_.string(entry, "clock", where) + ")";
     }
     if (fit.intercept <= 0)
-      throw pb::sdk::InputError(spec_.file() + ": " + where + ": the fitted intercept is " + number_text(fit.intercept * 1e6) +
+      throw pb::sdk::InputError(spec_.file() + ": " + where + ": the fitted intercept is " + units::format_number(fit.intercept * 1e6) +
                                 " us, not positive: the sweep does not isolate a fixed cost");
     r.value = round_significant(fit.intercept * scale);
     r.statistic = "intercept of a least-squares line";
@@ -520,14 +511,14 @@ class Calibrator {
     r.ci95 = interval_json({fit.intercept_ci95->low * scale, fit.intercept_ci95->high * scale},
                            "the intercept (Student t, " + std::to_string(xs.size() - 2) + " degrees of freedom)");
     std::string xs_text;
-    for (double x : xs) xs_text += (xs_text.empty() ? "" : ", ") + number_text(x);
+    for (double x : xs) xs_text += (xs_text.empty() ? "" : ", ") + units::format_number(x);
     r.method = "For each " + x_name + " in {" + xs_text + "}, take the launches of op '" + op +
                "' sorted by Task Start Time(us), drop the first " + std::to_string(dropped) + " (at least " +
                std::to_string(launches_min) + " left per point) and take the median " + time_column +
                "; fit median = intercept + slope x " + x_name + " by least squares (slope " +
-               number_text(fit.slope * 1e6) + " us per unit, R^2 " + number_text(fit.r_squared) + "); value = intercept" +
+               units::format_number(fit.slope * 1e6) + " us per unit, R^2 " + units::format_number(fit.r_squared) + "); value = intercept" +
                clock_text + "; ci95 = intercept +- t(0.975, " + std::to_string(xs.size() - 2) + ") = " +
-               number_text(t_quantile_975(xs.size() - 2)) + " x its standard error.";
+               units::format_number(t_quantile_975(xs.size() - 2)) + " x its standard error.";
     return r;
   }
 
@@ -575,13 +566,13 @@ class Calibrator {
     std::stable_sort(points.begin(), points.end());
     for (size_t idx = 1; idx < points.size(); ++idx)
       if (points[idx].first == points[idx - 1].first)
-        throw pb::sdk::InputError(path.string() + ": two runs at " + x_field + " = " + number_text(points[idx].first));
+        throw pb::sdk::InputError(path.string() + ": two runs at " + x_field + " = " + units::format_number(points[idx].first));
     r.n = static_cast<int64_t>(points.size());
     r.ci95 = nullptr;
     r.ci95_reason = "the sweep file records one summary time per run (" + time_field + "), not the individual iterations";
     r.sources.push_back(source(rel, pointer));
     std::string per_run = "per run at " + pointer + ", rate = " + bytes_field + " B / (" + time_field + " x " +
-                          number_text(time_factor) + " s)";
+                          units::format_number(time_factor) + " s)";
     if (reduce == "max") {
       auto best = std::max_element(points.begin(), points.end(), [](const auto &a, const auto &b) { return a.second < b.second; });
       r.dimension = Dimension::Bandwidth;
@@ -589,7 +580,7 @@ class Calibrator {
       r.statistic = "fastest run";
       r.fastest = true;
       r.method = "In " + rel + ", " + per_run + "; value = the fastest of the " + std::to_string(points.size()) + " runs (" +
-                 x_field + " = " + number_text(best->first) + ").";
+                 x_field + " = " + units::format_number(best->first) + ").";
     } else if (reduce == "table" || reduce == "normalized_table") {
       const bool normalized = reduce == "normalized_table";
       const double reference = points.back().second;
@@ -599,7 +590,7 @@ class Calibrator {
       r.value = {{"x", x_field}, {"x_unit", x_unit}, {"points", table_points}};
       r.statistic = "table";
       r.method = "In " + rel + ", " + per_run + "; one point per run, (" + x_field + ", " +
-                 (normalized ? "rate / rate at the largest " + x_field + " = " + number_text(points.back().first) + ")"
+                 (normalized ? "rate / rate at the largest " + x_field + " = " + units::format_number(points.back().first) + ")"
                              : "rate in B/s)") +
                  ", sorted by " + x_field + ".";
     } else {
@@ -747,7 +738,7 @@ int calibrate_main(const std::vector<std::string> &args) {
     return 1;
   }
   for (const auto &[id, c] : doc["constants"].items()) {
-    std::string value = c["value"].is_number() ? number_text(c["value"].get<double>()) + " " + c["unit"].get<std::string>()
+    std::string value = c["value"].is_number() ? units::format_number(c["value"].get<double>()) + " " + c["unit"].get<std::string>()
                                                : "table of " + std::to_string(c["value"]["points"].size()) + " points";
     std::cout << id << ": " << value << " (" << c["kind"].get<std::string>() << ", n=" << c["n"] << ")\n";
   }

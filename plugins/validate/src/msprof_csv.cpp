@@ -45,20 +45,21 @@ class Cursor {
   uint32_t column_ = 1;
 };
 
-struct Field {
-  std::string text;
-  uint32_t column;
-};
-
 [[noreturn]] void fail(const std::string &origin, uint32_t line, uint32_t column, const std::string &message) {
   throw pb::sdk::InputError(origin + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + message);
 }
 
-/// Reads one record (one row, possibly spanning lines inside quotes).
-std::vector<Field> read_record(Cursor &cur, const std::string &origin) {
-  std::vector<Field> fields;
+struct FieldStart {
+  size_t offset;    // where the decoded text starts in the output buffer
+  uint32_t column;  // 1-based character column in the file
+};
+
+/// Reads one record (one row, possibly spanning lines inside quotes),
+/// appending the decoded fields to `out` and their starts to `fields`.
+void read_record(Cursor &cur, const std::string &origin, std::string &out, std::vector<FieldStart> &fields) {
+  fields.clear();
   while (true) {
-    Field field{{}, cur.column()};
+    fields.push_back({out.size(), cur.column()});
     if (cur.peek() == '"') {
       uint32_t open_line = cur.line(), open_column = cur.column();
       cur.advance();
@@ -67,7 +68,7 @@ std::vector<Field> read_record(Cursor &cur, const std::string &origin) {
         char c = cur.peek();
         if (c == '"') {
           if (cur.peek(1) == '"') {  // a doubled quote is one literal quote
-            field.text += '"';
+            out += '"';
             cur.advance();
             cur.advance();
             continue;
@@ -75,7 +76,7 @@ std::vector<Field> read_record(Cursor &cur, const std::string &origin) {
           cur.advance();
           break;
         }
-        field.text += c;
+        out += c;
         cur.advance();
       }
       if (!cur.done() && cur.peek() != ',' && !cur.at_line_end())
@@ -85,17 +86,16 @@ std::vector<Field> read_record(Cursor &cur, const std::string &origin) {
       while (!cur.done() && cur.peek() != ',' && !cur.at_line_end()) {
         if (cur.peek() == '"')
           fail(origin, cur.line(), cur.column(), "a quote inside an unquoted field (quote the whole field, doubling inner quotes)");
-        field.text += cur.peek();
+        out += cur.peek();
         cur.advance();
       }
     }
-    fields.push_back(std::move(field));
     if (cur.peek() == ',') {
       cur.advance();
       continue;
     }
     cur.skip_line_end();
-    return fields;
+    return;
   }
 }
 
@@ -125,33 +125,45 @@ const std::vector<std::vector<std::string>> &column_aliases() {
 CsvTable CsvTable::parse(std::string_view text, std::string origin) {
   CsvTable table;
   table.origin_ = std::move(origin);
+  if (text.size() >= (size_t{1} << 32)) fail(table.origin_, 1, 1, "file too large (4 GiB or more) for the CSV reader");
   Cursor cur(text);
   while (!cur.done() && cur.at_line_end()) cur.skip_line_end();
   if (cur.done()) fail(table.origin_, 1, 1, "empty file: expected a header line of column names");
   uint32_t header_line = cur.line();
+  std::string header_text;
+  std::vector<FieldStart> fields;
+  read_record(cur, table.origin_, header_text, fields);
   std::set<std::string> seen;
-  for (Field &field : read_record(cur, table.origin_)) {
-    std::string name(trim(field.text));
-    if (!seen.insert(name).second) fail(table.origin_, header_line, field.column, "column '" + name + "' appears twice in the header");
+  for (size_t idx = 0; idx < fields.size(); ++idx) {
+    size_t end = idx + 1 < fields.size() ? fields[idx + 1].offset : header_text.size();
+    std::string name(trim(std::string_view(header_text).substr(fields[idx].offset, end - fields[idx].offset)));
+    if (!seen.insert(name).second) fail(table.origin_, header_line, fields[idx].column, "column '" + name + "' appears twice in the header");
     table.header_.push_back(std::move(name));
   }
   const size_t width = table.header_.size();
+  // Reserve for the whole file at once: one allocation, no regrowth copies.
+  const size_t lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+  table.data_.reserve(text.size());
+  table.starts_.reserve(lines * width + 1);
+  table.columns_.reserve(lines * width);
+  table.row_lines_.reserve(lines);
   while (!cur.done()) {
     if (cur.at_line_end()) {  // blank line
       cur.skip_line_end();
       continue;
     }
     uint32_t row_line = cur.line();
-    std::vector<Field> fields = read_record(cur, table.origin_);
+    read_record(cur, table.origin_, table.data_, fields);
     if (fields.size() != width)
       fail(table.origin_, row_line, 1,
            "row has " + std::to_string(fields.size()) + " fields, the header has " + std::to_string(width));
     table.row_lines_.push_back(row_line);
-    for (Field &field : fields) {
-      table.cells_.push_back(std::move(field.text));
+    for (const FieldStart &field : fields) {
+      table.starts_.push_back(static_cast<uint32_t>(field.offset));
       table.columns_.push_back(field.column);
     }
   }
+  table.starts_.push_back(static_cast<uint32_t>(table.data_.size()));
   return table;
 }
 
@@ -227,7 +239,7 @@ double OpSummary::require_number(size_t row, size_t col) const {
   std::optional<double> value = number(row, col);
   if (!value)
     throw pb::sdk::InputError(csv_.where(row, col) + ": column '" + csv_.header()[col] + "': a number is required here, got '" +
-                              csv_.cell(row, col) + "'");
+                              std::string(csv_.cell(row, col)) + "'");
   return *value;
 }
 

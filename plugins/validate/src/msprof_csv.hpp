@@ -39,8 +39,12 @@ class CsvTable {
   [[nodiscard]] const std::vector<std::string> &header() const { return header_; }
   [[nodiscard]] size_t row_count() const { return row_lines_.size(); }
   [[nodiscard]] size_t column_count() const { return header_.size(); }
-  /// The cell as decoded (quotes removed, doubled quotes undone).
-  [[nodiscard]] const std::string &cell(size_t row, size_t col) const { return cells_[row * header_.size() + col]; }
+  /// The cell as decoded (quotes removed, doubled quotes undone); valid as
+  /// long as the table.
+  [[nodiscard]] std::string_view cell(size_t row, size_t col) const {
+    size_t idx = row * header_.size() + col;
+    return std::string_view(data_).substr(starts_[idx], starts_[idx + 1] - starts_[idx]);
+  }
   [[nodiscard]] uint32_t line(size_t row) const { return row_lines_[row]; }
   [[nodiscard]] uint32_t column_position(size_t row, size_t col) const { return columns_[row * header_.size() + col]; }
   /// "origin:line:col" of a cell, for messages.
@@ -49,7 +53,11 @@ class CsvTable {
  private:
   std::string origin_;
   std::vector<std::string> header_;
-  std::vector<std::string> cells_;      // row-major, header_.size() per row
+  // Every decoded cell back to back in one buffer (one allocation for the
+  // whole file instead of one per cell): cell i is data_[starts_[i],
+  // starts_[i+1]), row-major, header_.size() cells per row.
+  std::string data_;
+  std::vector<uint32_t> starts_;        // files are limited to 4 GiB
   std::vector<uint32_t> columns_;       // 1-based character column of each cell
   std::vector<uint32_t> row_lines_;     // 1-based line where each row starts
 };

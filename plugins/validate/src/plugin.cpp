@@ -6,22 +6,14 @@
 // (issue 7) builds on msprof_csv.hpp here.
 //
 //===----------------------------------------------------------------------===//
-#include <cmath>
-#include <cstdio>
-
 #include <perfbound/sdk/plugin.hpp>
+#include <perfbound/sdk/units.hpp>
 
 #include "calibrate.hpp"
 
 namespace {
 
 using pb::sdk::json;
-
-std::string number_text(double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.6g", value);
-  return buffer;
-}
 
 /// One line per constant: id, value with unit (or table size), kind, CI, n.
 std::optional<std::string> render(std::string_view schema, const json &doc, std::string_view format) {
@@ -31,11 +23,11 @@ std::optional<std::string> render(std::string_view schema, const json &doc, std:
                        : "calibration of " + doc.value("target", std::string("?")) + "\n";
   for (const auto &[id, c] : doc.value("constants", json::object()).items()) {
     std::string unit = c.value("unit", std::string());
-    std::string value = c["value"].is_number() ? number_text(c["value"].get<double>()) + " " + unit
+    std::string value = c["value"].is_number() ? pb::units::format_number(c["value"].get<double>()) + " " + unit
                         : c["value"].is_object() ? "table, " + std::to_string(c["value"]["points"].size()) + " points (" + unit + ")"
                                                  : "null";
     std::string ci = c.value("ci95", json()).is_object()
-                         ? number_text(c["ci95"]["low"].get<double>()) + " .. " + number_text(c["ci95"]["high"].get<double>())
+                         ? pb::units::format_number(c["ci95"]["low"].get<double>()) + " .. " + pb::units::format_number(c["ci95"]["high"].get<double>())
                          : "-";
     std::string kind = c.value("kind", std::string());
     if (md)

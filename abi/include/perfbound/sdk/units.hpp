@@ -27,7 +27,11 @@
 #ifndef PERFBOUND_SDK_UNITS_HPP
 #define PERFBOUND_SDK_UNITS_HPP
 
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <type_traits>
 
@@ -375,6 +379,64 @@ constexpr std::optional<Q> from_declared(double value, std::string_view unit) {
   if (exponents(spec->dimension) != Exponents{D::bytes, D::flop, D::cycles, D::seconds, D::repeats})
     return std::nullopt;
   return Q(value * spec->factor);
+}
+
+//===----------------------------------------------------------------------===//
+// Numbers for people
+//===----------------------------------------------------------------------===//
+
+/// A number for messages: whole numbers below 1e15 without a fraction,
+/// others with up to 6 significant digits ("196608", "1.8e+09", "0.25").
+inline std::string format_number(double value) {
+  char buffer[64];
+  if (std::fabs(value) < 1e15 && value == std::floor(value))
+    std::snprintf(buffer, sizeof buffer, "%.0f", value);
+  else
+    std::snprintf(buffer, sizeof buffer, "%.6g", value);
+  return buffer;
+}
+
+/// A value in its canonical unit written for people: 1.8e9 Hz -> "1.8 GHz",
+/// 196608 B -> "192 KiB" (binary prefixes when the size is a whole number of
+/// them), 6.4e10 B -> "64 GB", 1.6e12 B/s -> "1.6 TB/s", 2.5e-6 s -> "2.5 us".
+inline std::string human(double value, Dimension dimension) {
+  struct Prefix {
+    double factor;
+    const char *name;
+  };
+  // Rounds to 6 significant digits first, so 1.79972484e9 Hz reads 1.79972.
+  auto with = [&](double factor, const char *name) {
+    return format_number(std::strtod(format_number(value / factor).c_str(), nullptr)) + " " + name;
+  };
+  auto decimal = [&](const char *suffix) {
+    static constexpr Prefix kDecimal[] = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+    for (const Prefix &p : kDecimal)
+      if (std::fabs(value) >= p.factor) return with(p.factor, (std::string(p.name) + suffix).c_str());
+    return format_number(value) + " " + suffix;
+  };
+  switch (dimension) {
+    case Dimension::Bytes: {
+      static constexpr Prefix kBinary[] = {{1099511627776.0, "TiB"}, {1073741824.0, "GiB"}, {1048576.0, "MiB"}, {1024.0, "KiB"}};
+      for (const Prefix &p : kBinary)
+        if (value >= p.factor && std::fmod(value, p.factor) == 0 && value / p.factor < 1024) return with(p.factor, p.name);
+      static constexpr Prefix kBytes[] = {{1e12, "TB"}, {1e9, "GB"}, {1e6, "MB"}, {1e3, "KB"}};
+      for (const Prefix &p : kBytes)
+        if (value >= p.factor) return with(p.factor, p.name);
+      return format_number(value) + " B";
+    }
+    case Dimension::Frequency: return decimal("Hz");
+    case Dimension::Bandwidth: return decimal("B/s");
+    case Dimension::FlopPerSecond: return decimal("FLOP/s");
+    case Dimension::Flop: return decimal("FLOP");
+    case Dimension::Time: {
+      static constexpr Prefix kTimes[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}};
+      for (const Prefix &p : kTimes)
+        if (std::fabs(value) >= p.factor) return with(p.factor, p.name);
+      return format_number(value) + " s";
+    }
+    case Dimension::Count: return format_number(value);
+    default: return format_number(value) + " " + std::string(canonical_unit(dimension));
+  }
 }
 
 }  // namespace pb::units
