@@ -161,7 +161,6 @@ TEST_CASE("the 910B3 calibration: every peak is at or below its theoretical figu
     INFO("constant " << id);
     CHECK(c["sources"].size() >= 1);
     CHECK(c["sources"][0]["sha256"].get<std::string>().size() == 64);
-    CHECK(c["method"].get<std::string>().size() > 40);
     if (c["kind"] != "peak") continue;
     ++peaks;
     // A peak names the theoretical figure it is checked against, and the
