@@ -4,11 +4,44 @@
 #include "commands.hpp"
 #include "paths.hpp"
 #include "profile.hpp"
-#include "report.hpp"
 
 namespace perfbound::cli {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+/// The profile directory as the user should read it in messages: relative to
+/// the current directory when it lies below it, absolute otherwise.
+std::optional<fs::path> locate_for_display(const std::string &name_or_dir) {
+  auto located = locate_profile(name_or_dir, fs::current_path());
+  if (!located) {
+    std::cerr << "perfbound: hardware profile '" << name_or_dir << "' not found (a directory holding profile.toml, "
+              << "or the name of a bundled profile such as ascend_910b3)\n";
+    return std::nullopt;
+  }
+  fs::path relative = located->lexically_proximate(fs::current_path());
+  if (!relative.empty() && *relative.begin() != "..") return relative;
+  return located;
+}
+
+/// Schema violations of the loaded document. The calibration database is
+/// validated on its own against perfbound.calibration/1, so a message names
+/// calibration.json and the member at fault rather than "no alternative
+/// matched" for the whole embedded object.
+void add_schema_problems(App &app, const ProfileLoad &load, Diagnostics &diags) {
+  if (!app.schemas.has("perfbound.profile/1") || load.files.empty()) return;
+  json profile = load.document;
+  json calibration = profile.contains("calibration") ? profile["calibration"] : json();
+  profile["calibration"] = nullptr;
+  for (const std::string &problem : app.schemas.validate("perfbound.profile/1", profile))
+    diags.error({load.files.front().string(), 0, 0}, "", "does not follow the published schema perfbound.profile/1: " + problem);
+  if (calibration.is_object() && load.files.size() > 1 && app.schemas.has("perfbound.calibration/1"))
+    for (const std::string &problem : app.schemas.validate("perfbound.calibration/1", calibration))
+      diags.error({load.files[1].string(), 0, 0}, "", "does not follow the published schema perfbound.calibration/1: " + problem);
+}
+
+}  // namespace
 
 void register_profile_commands(CLI::App &root, CommandContext &ctx) {
   CLI::App *profile = root.add_subcommand("profile", "Show or check a hardware profile directory");
@@ -16,16 +49,14 @@ void register_profile_commands(CLI::App &root, CommandContext &ctx) {
   {
     auto dir = std::make_shared<std::string>();
     auto json_out = std::make_shared<bool>(false);
-    CLI::App *show = profile->add_subcommand("show", "Print a profile with every value in canonical units and its source");
+    CLI::App *show = profile->add_subcommand(
+        "show", "Print a profile: every value in its canonical unit and a human form, its kind and source, then the calibration");
     show->add_option("dir", *dir, "Profile directory or bundled name (e.g. ascend_910b3)")->required();
-    show->add_flag("--json", *json_out, "Print the perfbound.profile/1 document");
+    show->add_flag("--json", *json_out, "Print the perfbound.profile/1 document instead of the table");
     show->callback([&ctx, dir, json_out]() {
       ctx.action = [=](App &) -> int {
-        auto located = locate_profile(*dir, fs::current_path());
-        if (!located) {
-          std::cerr << "perfbound: hardware profile '" << *dir << "' not found\n";
-          return kExitInvalidInput;
-        }
+        auto located = locate_for_display(*dir);
+        if (!located) return kExitInvalidInput;
         ProfileLoad load = load_profile(*located);
         if (load.diagnostics.has_errors()) {
           std::cerr << load.diagnostics.format();
@@ -34,30 +65,38 @@ void register_profile_commands(CLI::App &root, CommandContext &ctx) {
         if (*json_out)
           std::cout << load.document.dump(2) << "\n";
         else
-          std::cout << render_json_tree(load.document, false);
+          std::cout << render_profile_table(load.document);
         return kExitOk;
       };
     });
   }
   {
     auto dir = std::make_shared<std::string>();
-    CLI::App *check = profile->add_subcommand("check", "Check a profile: keys, units, values and sources");
+    CLI::App *check = profile->add_subcommand(
+        "check", "Check a profile: required keys, units and dimensions, sane ranges, sources, and the calibration database");
     check->add_option("dir", *dir, "Profile directory or bundled name")->required();
-    check->footer("Exit status: 0 no errors; 3 errors found.");
+    check->footer(
+        "Errors: a missing key, an unknown unit or one of the wrong dimension, a non-positive value or one outside the sane "
+        "range of its key (docs/profiles.md), a number without a source, a malformed calibration constant, and a "
+        "calibrated rate above its theoretical peak by more than its 95 % CI. Warnings: values marked unknown.\n"
+        "Exit status: 0 no errors (warnings allowed); 3 errors found.");
     check->callback([&ctx, dir]() {
-      ctx.action = [=](App &) -> int {
-        auto located = locate_profile(*dir, fs::current_path());
-        if (!located) {
-          std::cerr << "perfbound: hardware profile '" << *dir << "' not found\n";
-          return kExitInvalidInput;
-        }
+      ctx.action = [=](App &app) -> int {
+        auto located = locate_for_display(*dir);
+        if (!located) return kExitInvalidInput;
         ProfileLoad load = load_profile(*located);
-        std::cout << load.diagnostics.format();
-        if (load.diagnostics.has_errors()) {
-          std::cout << located->string() << ": " << load.diagnostics.error_count() << " error(s)\n";
+        Diagnostics diags = load.diagnostics;
+        if (!load.diagnostics.has_errors()) add_schema_problems(app, load, diags);
+        std::cout << diags.format();
+        size_t warnings = diags.items().size() - diags.error_count();
+        std::string summary = located->string() + ": ";
+        if (diags.has_errors()) {
+          std::cout << summary << diags.error_count() << " error(s)"
+                    << (warnings > 0 ? ", " + std::to_string(warnings) + " warning(s)" : std::string()) << "\n";
           return kExitInvalidInput;
         }
-        std::cout << located->string() << ": ok\n";
+        std::cout << summary << "ok" << (warnings > 0 ? " (" + std::to_string(warnings) + " warning(s))" : std::string())
+                  << "\n";
         return kExitOk;
       };
     });

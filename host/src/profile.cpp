@@ -1,7 +1,9 @@
-//===- profile.cpp - hardware profile loading and unit conversion ---------===//
+//===- profile.cpp - hardware profile loading, unit conversion and checks -===//
 #include "profile.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -13,77 +15,58 @@
 namespace perfbound {
 
 namespace fs = std::filesystem;
+namespace units = pb::units;
 
-const char *dimension_name(Dimension d) {
-  switch (d) {
-    case Dimension::Count: return "a count";
-    case Dimension::Ratio: return "a ratio";
-    case Dimension::Bytes: return "a size in bytes";
-    case Dimension::Frequency: return "a frequency";
-    case Dimension::Time: return "a time";
-    case Dimension::Cycles: return "a number of cycles";
-    case Dimension::Bandwidth: return "a bandwidth";
-    case Dimension::BytesPerCycle: return "bytes per cycle";
-    case Dimension::FlopPerCycle: return "FLOP per cycle";
-    case Dimension::FlopPerSecond: return "FLOP per second";
-    case Dimension::RepeatsPerCycle: return "vector repeats per cycle";
-  }
-  return "?";
-}
+std::optional<UnitConversion> parse_unit(std::string_view unit) { return units::find_unit(unit); }
 
-const char *canonical_unit(Dimension d) {
-  switch (d) {
-    case Dimension::Count: return "1";
-    case Dimension::Ratio: return "ratio";
-    case Dimension::Bytes: return "B";
-    case Dimension::Frequency: return "Hz";
-    case Dimension::Time: return "s";
-    case Dimension::Cycles: return "cycle";
-    case Dimension::Bandwidth: return "B/s";
-    case Dimension::BytesPerCycle: return "B/cycle";
-    case Dimension::FlopPerCycle: return "FLOP/cycle";
-    case Dimension::FlopPerSecond: return "FLOP/s";
-    case Dimension::RepeatsPerCycle: return "repeat/cycle";
-  }
-  return "?";
+std::vector<std::string> known_units() {
+  std::vector<std::string> out;
+  for (const units::UnitSpec &unit : units::kUnits) out.emplace_back(unit.name);
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 namespace {
 
-const std::map<std::string, UnitConversion, std::less<>> &unit_table() {
-  static const std::map<std::string, UnitConversion, std::less<>> kUnits = [] {
-    std::map<std::string, UnitConversion, std::less<>> t;
-    t["1"] = {Dimension::Count, 1};
-    t["count"] = {Dimension::Count, 1};
-    t["ratio"] = {Dimension::Ratio, 1};
-    const std::pair<const char *, double> bytes[] = {{"B", 1.0},        {"KB", 1e3},  {"MB", 1e6},
-                                                     {"GB", 1e9},       {"TB", 1e12}, {"KiB", 1024.0},
-                                                     {"MiB", 1048576.0}, {"GiB", 1073741824.0},
-                                                     {"TiB", 1099511627776.0}};
-    for (const auto &[name, factor] : bytes) {
-      t[name] = {Dimension::Bytes, factor};
-      t[std::string(name) + "/s"] = {Dimension::Bandwidth, factor};
-    }
-    t["B/cycle"] = {Dimension::BytesPerCycle, 1};
-    t["Hz"] = {Dimension::Frequency, 1};
-    t["kHz"] = {Dimension::Frequency, 1e3};
-    t["MHz"] = {Dimension::Frequency, 1e6};
-    t["GHz"] = {Dimension::Frequency, 1e9};
-    t["s"] = {Dimension::Time, 1};
-    t["ms"] = {Dimension::Time, 1e-3};
-    t["us"] = {Dimension::Time, 1e-6};
-    t["ns"] = {Dimension::Time, 1e-9};
-    t["cycle"] = {Dimension::Cycles, 1};
-    t["cycles"] = {Dimension::Cycles, 1};
-    t["FLOP/cycle"] = {Dimension::FlopPerCycle, 1};
-    t["FLOP/s"] = {Dimension::FlopPerSecond, 1};
-    t["GFLOP/s"] = {Dimension::FlopPerSecond, 1e9};
-    t["TFLOP/s"] = {Dimension::FlopPerSecond, 1e12};
-    t["repeat/cycle"] = {Dimension::RepeatsPerCycle, 1};
-    return t;
-  }();
-  return kUnits;
+std::string str(std::string_view text) { return std::string(text); }
+
+}  // namespace
+
+//===----------------------------------------------------------------------===//
+// Sane ranges and human-readable values
+//===----------------------------------------------------------------------===//
+
+const std::vector<RangeRule> &profile_ranges() {
+  constexpr double kKiB = 1024.0, kMiB = kKiB * 1024.0, kGiB = kMiB * 1024.0, kTiB = kGiB * 1024.0;
+  static const std::vector<RangeRule> kRules = {
+      {"clock.frequency", Dimension::Frequency, 1e8, 1e10, false},
+      {"clock.alternatives", Dimension::Frequency, 1e8, 1e10, false},
+      {"cores.aic", Dimension::Count, 1, 1024, true},
+      {"cores.aiv", Dimension::Count, 1, 4096, true},
+      {"cores.aiv_per_aic", Dimension::Count, 1, 8, true},
+      {"buffers.ub", Dimension::Bytes, kKiB, 64 * kMiB, true},
+      {"buffers.l1", Dimension::Bytes, kKiB, 64 * kMiB, true},
+      {"buffers.l0a", Dimension::Bytes, kKiB, 16 * kMiB, true},
+      {"buffers.l0b", Dimension::Bytes, kKiB, 16 * kMiB, true},
+      {"buffers.l0c", Dimension::Bytes, kKiB, 16 * kMiB, true},
+      {"buffers.alignment.", Dimension::Bytes, 1, 4096, true},
+      {"memory.l2", Dimension::Bytes, kMiB, 64 * kGiB, true},
+      {"memory.hbm", Dimension::Bytes, kGiB, 16 * kTiB, false},
+      {"memory.hbm_bandwidth", Dimension::Bandwidth, 1e10, 1e14, false},
+      {"vector.repeat_bytes", Dimension::Bytes, 16, 4096, true},
+      {"vector.repeats_per_cycle", Dimension::RepeatsPerCycle, 1.0 / 16, 16, false},
+      {"vector.head_latency", Dimension::Cycles, 1, 10000, false},
+      {"peak.", Dimension::FlopPerCycle, 1, 1048576, false},
+      {"paths.", Dimension::BytesPerCycle, 1, 65536, false},
+  };
+  return kRules;
 }
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// TOML -> JSON with units
+//===----------------------------------------------------------------------===//
 
 /// Keys every profile must define, with the dimension each must have.
 struct RequiredKey {
@@ -109,10 +92,38 @@ const std::vector<RequiredKey> &required_keys() {
   return kKeys;
 }
 
+/// Every quantity under these tables must have this dimension, whatever its
+/// name (a vendor may add paths.l2_to_ub).
+const std::vector<RequiredKey> &prefix_dimensions() {
+  static const std::vector<RequiredKey> kPrefixes = {
+      {"peak.", Dimension::FlopPerCycle},
+      {"paths.", Dimension::BytesPerCycle},
+      {"buffers.", Dimension::Bytes},
+      {"clock.alternatives", Dimension::Frequency},
+  };
+  return kPrefixes;
+}
+
 const std::vector<std::string> &required_pipes() {
   static const std::vector<std::string> kPipes = {"S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX"};
   return kPipes;
 }
+
+const std::vector<std::string> &required_fractals() {
+  static const std::vector<std::string> kDtypes = {"fp16", "bf16", "int8", "fp32"};
+  return kDtypes;
+}
+
+bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+
+/// One quantity found in the file: where it is and what it measures.
+struct QuantityInfo {
+  const toml::node *node = nullptr;  // the quantity's table
+  const toml::node *value_node = nullptr;
+  Dimension dimension = Dimension::Count;
+  std::string declared_unit;
+  bool known = true;  // false for { unknown = "reason" }
+};
 
 class Loader {
  public:
@@ -120,11 +131,11 @@ class Loader {
 
   json convert(const toml::node &node, const std::string &key_path) {
     if (const auto *t = node.as_table()) {
-      if (t->contains("value") || t->contains("unit")) return quantity(*t, key_path);
+      if (t->contains("value") || t->contains("unit") || t->contains("unknown")) return quantity(*t, key_path);
       json obj = json::object();
       for (auto &&[key, value] : *t) {
-        std::string child = key_path.empty() ? std::string(key.str()) : key_path + "." + std::string(key.str());
-        obj[std::string(key.str())] = convert(value, child);
+        std::string child = key_path.empty() ? str(key.str()) : key_path + "." + str(key.str());
+        obj[str(key.str())] = convert(value, child);
       }
       return obj;
     }
@@ -143,14 +154,21 @@ class Loader {
   }
 
   void error(const toml::node &node, const std::string &key, const std::string &message) {
-    diags_.error({file_, node.source().begin.line, node.source().begin.column}, "", "key '" + key + "': " + message);
+    diags_.error(loc(node), "", "key '" + key + "': " + message);
+  }
+  void warning(const toml::node &node, const std::string &key, const std::string &message) {
+    diags_.warning(loc(node), "", "key '" + key + "': " + message);
+  }
+  [[nodiscard]] SourceLoc loc(const toml::node &node) const {
+    return {file_, node.source().begin.line, node.source().begin.column};
   }
 
-  std::map<std::string, const toml::node *> quantity_nodes;
+  std::map<std::string, QuantityInfo> quantities;
 
  private:
   json quantity(const toml::table &t, const std::string &key_path) {
-    static const std::vector<std::string> kAllowed = {"value", "unit", "source", "note", "kind", "core", "verified"};
+    static const std::vector<std::string> kAllowed = {"value", "unit",     "source",   "note",       "kind",
+                                                      "core",  "verified", "unknown", "alternative"};
     for (auto &&[key, value] : t) {
       std::string k(key.str());
       if (std::find(kAllowed.begin(), kAllowed.end(), k) == kAllowed.end())
@@ -158,11 +176,7 @@ class Loader {
     }
     const toml::node *value = t.get("value");
     const toml::node *unit = t.get("unit");
-    json q = json::object();
-    if (value == nullptr || !(value->is_integer() || value->is_floating_point())) {
-      error(value != nullptr ? *value : static_cast<const toml::node &>(t), key_path, "a quantity needs a numeric 'value'");
-      return nullptr;
-    }
+    const toml::node *unknown = t.get("unknown");
     if (unit == nullptr || !unit->is_string()) {
       error(t, key_path, "a quantity needs a 'unit' string (e.g. \"GHz\", \"KiB\", \"B/cycle\")");
       return nullptr;
@@ -173,24 +187,56 @@ class Loader {
       error(*unit, key_path, "unknown unit '" + unit_text + "'" + valid_list_suffix(unit_text, known_units(), "known units"));
       return nullptr;
     }
-    double raw = value->is_integer() ? static_cast<double>(value->as_integer()->get()) : value->as_floating_point()->get();
-    if (!std::isfinite(raw) || raw <= 0) {
-      error(*value, key_path, "value must be positive and finite, got " + std::to_string(raw));
+    json q = json::object();
+    QuantityInfo info{&t, value, conv->dimension, unit_text, true};
+    if (unknown != nullptr) {
+      // Unknown means null plus a reason, never a made-up number.
+      if (value != nullptr) error(*value, key_path, "a quantity has either 'value' or 'unknown', not both");
+      if (!unknown->is_string() || unknown->as_string()->get().empty()) {
+        error(*unknown, key_path, "'unknown' must say why the value is not known");
+        return nullptr;
+      }
+      q["value"] = nullptr;
+      q["reason"] = unknown->as_string()->get();
+      info.known = false;
+      info.value_node = unknown;
+    } else {
+      if (value == nullptr || !(value->is_integer() || value->is_floating_point())) {
+        error(value != nullptr ? *value : static_cast<const toml::node &>(t), key_path,
+              "a quantity needs a numeric 'value' (or 'unknown = \"why\"')");
+        return nullptr;
+      }
+      double raw = value->is_integer() ? static_cast<double>(value->as_integer()->get()) : value->as_floating_point()->get();
+      if (!std::isfinite(raw) || raw <= 0) error(*value, key_path, "value must be positive and finite, got " + units::format_number(raw));
+      if (conv->dimension == Dimension::Ratio && raw > 1.0) error(*value, key_path, "a ratio must lie in (0, 1], got " + units::format_number(raw));
+      q["value"] = raw * conv->factor;
+      if (unit_text != units::canonical_unit(conv->dimension)) q["declared"] = {{"value", raw}, {"unit", unit_text}};
     }
-    if (conv->dimension == Dimension::Ratio && raw > 1.0) error(*value, key_path, "a ratio must lie in (0, 1]");
-    q["value"] = raw * conv->factor;
-    q["unit"] = canonical_unit(conv->dimension);
-    if (unit_text != q["unit"].get<std::string>()) q["declared"] = {{"value", raw}, {"unit", unit_text}};
+    q["unit"] = str(units::canonical_unit(conv->dimension));
     const toml::node *source = t.get("source");
-    if (source == nullptr || !source->is_string() || source->as_string()->get().empty())
-      error(t, key_path, "every number needs a 'source' (a datasheet, a measurement, or \"unverified: why\")");
-    else
+    if (source != nullptr && source->is_string() && !source->as_string()->get().empty())
       q["source"] = source->as_string()->get();
-    for (const char *extra : {"note", "kind", "core"})
+    else if (info.known)
+      error(t, key_path, "every number needs a 'source' (a datasheet, a measurement, or \"unverified: why\")");
+    for (const char *extra : {"note", "core"})
       if (const toml::node *n = t.get(extra); n != nullptr && n->is_string()) q[extra] = n->as_string()->get();
+    if (const toml::node *kind = t.get("kind"); kind != nullptr) {
+      static const std::vector<std::string> kKinds = {"theoretical", "peak", "sustained"};
+      std::string k = kind->is_string() ? kind->as_string()->get() : "";
+      if (std::find(kKinds.begin(), kKinds.end(), k) == kKinds.end())
+        error(*kind, key_path, "kind must be \"theoretical\", \"peak\" or \"sustained\"");
+      else
+        q["kind"] = k;
+    }
     if (const toml::node *n = t.get("verified"); n != nullptr && n->is_boolean()) q["verified"] = n->as_boolean()->get();
-    q["dimension"] = static_cast<int>(conv->dimension);
-    quantity_nodes[key_path] = &t;
+    if (const toml::node *alt = t.get("alternative"); alt != nullptr) {
+      const auto *alt_table = alt->as_table();
+      if (alt_table == nullptr || !alt_table->contains("value"))
+        error(*alt, key_path, "'alternative' must be a quantity { value, unit, source, note } (a figure not used)");
+      else
+        q["alternative"] = convert(*alt, key_path + ".alternative");
+    }
+    quantities[key_path] = info;
     return q;
   }
 
@@ -211,29 +257,341 @@ const json *lookup(const json &doc, const std::string &dotted) {
   return cursor;
 }
 
-/// Removes the internal "dimension" markers before the document is published.
-void strip_dimensions(json &doc) {
-  if (doc.is_object()) {
-    doc.erase("dimension");
-    for (auto &[key, value] : doc.items()) strip_dimensions(value);
-  } else if (doc.is_array()) {
-    for (json &value : doc) strip_dimensions(value);
+//===----------------------------------------------------------------------===//
+// The calibration database (perfbound.calibration/1)
+//===----------------------------------------------------------------------===//
+
+/// Line of the first occurrence of `needle` in `text` (1-based), 0 if absent.
+uint32_t line_of(const std::string &text, const std::string &needle) {
+  size_t pos = text.find(needle);
+  if (pos == std::string::npos) return 0;
+  return static_cast<uint32_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n') + 1);
+}
+
+class CalibrationChecker {
+ public:
+  CalibrationChecker(const json &profile, const Loader &loader, std::string file, std::string text, Diagnostics &diags)
+      : profile_(profile), loader_(loader), file_(std::move(file)), text_(std::move(text)), diags_(diags) {}
+
+  void check(const json &cal) {
+    SourceLoc top{file_, 1, 1};
+    if (cal.value("schema", json()) != "perfbound.calibration/1") {
+      diags_.error(top, "", "key 'schema': a calibration file must declare \"schema\": \"perfbound.calibration/1\"");
+      return;
+    }
+    const json *constants = cal.contains("constants") ? &cal["constants"] : nullptr;
+    if (constants == nullptr || !constants->is_object() || constants->empty()) {
+      diags_.error(top, "", "key 'constants': a calibration file needs an object of constants keyed by id");
+      return;
+    }
+    for (const auto &[id, constant] : constants->items()) check_constant(id, constant);
   }
+
+ private:
+  void error(const std::string &id, const std::string &member, const std::string &message) {
+    diags_.error(where(id), "", "key 'constants." + id + (member.empty() ? "" : "." + member) + "': " + message);
+  }
+  [[nodiscard]] SourceLoc where(const std::string &id) const {
+    uint32_t line = line_of(text_, "\"" + id + "\": {");
+    return {file_, line, line > 0 ? 1u : 0u};
+  }
+
+  void check_constant(const std::string &id, const json &c) {
+    if (!c.is_object()) return error(id, "", "a constant must be an object");
+    // Unit: canonical only, so a reader never guesses a scale.
+    std::optional<Dimension> dim;
+    std::string unit = c.value("unit", std::string());
+    if (auto spec = parse_unit(unit); !spec)
+      error(id, "unit", "unknown unit '" + unit + "'" + valid_list_suffix(unit, known_units(), "known units"));
+    else if (units::canonical_unit(spec->dimension) != unit)
+      error(id, "unit", "unit '" + unit + "' is not canonical; calibration files use canonical units ('" +
+                            str(units::canonical_unit(spec->dimension)) + "')");
+    else
+      dim = spec->dimension;
+    std::string kind = c.value("kind", std::string());
+    if (kind != "peak" && kind != "sustained")
+      error(id, "kind", "kind must be \"peak\" (usable in a lower bound) or \"sustained\" (diagnostic only)");
+    if (!c.contains("n") || !c["n"].is_number_integer() || c["n"].get<int64_t>() < 1)
+      error(id, "n", "n must be the number of measurements (an integer >= 1)");
+    if (!c.contains("method") || !c["method"].is_string() || c["method"].get<std::string>().empty())
+      error(id, "method", "every constant needs a 'method' a reader can repeat by hand");
+    const json &sources = c.contains("sources") ? c["sources"] : json();
+    if (!sources.is_array() || sources.empty())
+      error(id, "sources", "every constant needs 'sources': the measurement files it was derived from");
+    else
+      for (const json &s : sources)
+        if (!s.is_object() || !s.value("file", json()).is_string() || !s.value("sha256", json()).is_string())
+          error(id, "sources", "each source needs 'file' and 'sha256'");
+
+    const json &value = c.contains("value") ? c["value"] : json();
+    if (value.is_object()) return;  // a table (checked by the schema)
+    if (value.is_null()) {
+      if (!c.value("reason", json()).is_string()) error(id, "value", "a null value needs a 'reason'");
+      return;
+    }
+    if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() <= 0)
+      return error(id, "value", "value must be a positive number, a table, or null with a reason");
+    double v = value.get<double>();
+    std::optional<double> half_width;
+    if (c.contains("ci95") && c["ci95"].is_object()) {
+      const json &ci = c["ci95"];
+      if (!ci.value("low", json()).is_number() || !ci.value("high", json()).is_number() ||
+          ci["low"].get<double>() > ci["high"].get<double>())
+        return error(id, "ci95", "ci95 needs numbers 'low' <= 'high'");
+      half_width = (ci["high"].get<double>() - ci["low"].get<double>()) / 2;
+    } else if (!c.value("ci95_reason", json()).is_string()) {
+      error(id, "ci95", "give a 95 % confidence interval {low, high}, or null with 'ci95_reason'");
+    }
+    if (dim && c.contains("theoretical")) check_against_theoretical(id, c, *dim, v, half_width, kind);
+  }
+
+  /// A measured rate above the theoretical peak means one of them is wrong;
+  /// if the theoretical figure is the wrong one, every bound computed from it
+  /// may exceed a real run time (unsound). So it is an error, not a warning.
+  void check_against_theoretical(const std::string &id, const json &c, Dimension dim, double v,
+                                 std::optional<double> half_width, const std::string &kind) {
+    const json &key_json = c["theoretical"];
+    if (!key_json.is_string()) return error(id, "theoretical", "must name a profile key, e.g. \"peak.cube_fp16\"");
+    const std::string key = key_json.get<std::string>();
+    const json *theory = lookup(profile_, key);
+    auto info = loader_.quantities.find(key);
+    if (theory == nullptr || info == loader_.quantities.end())
+      return error(id, "theoretical", "names '" + key + "', which is not a quantity of the profile");
+    if (!theory->is_object() || !(*theory)["value"].is_number()) return;  // unknown theoretical: nothing to compare
+    double theoretical = (*theory)["value"].get<double>();
+    std::string how = units::format_number(theoretical) + " " + str(units::canonical_unit(info->second.dimension));
+    units::Exponents have = units::exponents(info->second.dimension);
+    if (have != units::exponents(dim)) {
+      // A per-cycle peak becomes a per-second rate at the profile's clock.
+      const json *clock = lookup(profile_, "clock.frequency");
+      units::Exponents per_second = have * units::exponents(Dimension::Frequency);
+      if (per_second != units::exponents(dim) || clock == nullptr || !clock->is_object() || !(*clock)["value"].is_number())
+        return error(id, "theoretical", "'" + key + "' is " + str(units::dimension_name(info->second.dimension)) +
+                                            " and cannot be compared with a constant in " + str(units::canonical_unit(dim)));
+      double f = (*clock)["value"].get<double>();
+      how += " x " + human_quantity(f, Dimension::Frequency) + " = " + units::format_number(theoretical * f) + " " +
+             str(units::canonical_unit(dim));
+      theoretical *= f;
+    }
+    double excess = v - theoretical;
+    if (excess > half_width.value_or(0))
+      error(id, "value",
+            "calibrated " + kind + " " + units::format_number(v) + " " + str(units::canonical_unit(dim)) + " is above the theoretical " +
+                key + " (" + how + ") by " + units::format_number(excess) +
+                (half_width ? ", more than its 95 % CI half-width " + units::format_number(*half_width) : std::string(" and has no CI")) +
+                ": either the theoretical figure is not an upper limit (bounds computed from it would be unsound) "
+                "or the benchmark's work count is wrong");
+  }
+
+  const json &profile_;
+  const Loader &loader_;
+  std::string file_;
+  std::string text_;
+  Diagnostics &diags_;
+};
+
+//===----------------------------------------------------------------------===//
+// Profile checks
+//===----------------------------------------------------------------------===//
+
+class ProfileChecker {
+ public:
+  ProfileChecker(const json &doc, const toml::table &root, Loader &loader, std::string file, Diagnostics &diags)
+      : doc_(doc), root_(root), loader_(loader), file_(std::move(file)), diags_(diags) {}
+
+  void run() {
+    header();
+    required();
+    prefixes();
+    ranges();
+    pipes();
+    fractals();
+    cores();
+    unknowns();
+  }
+
+ private:
+  void top_error(const std::string &message) { diags_.error({file_, 1, 1}, "", message); }
+  /// An error about `key` placed at the nearest enclosing table that exists
+  /// in the file ("missing key 'clock.frequency'" points at [clock]).
+  void missing(const std::string &key, const std::string &message) {
+    std::string path = key;
+    while (!path.empty()) {
+      if (const toml::node *node = root_.at_path(path).node(); node != nullptr) {
+        diags_.error(loader_.loc(*node), "", message);
+        return;
+      }
+      size_t dot = path.rfind('.');
+      path = dot == std::string::npos ? std::string() : path.substr(0, dot);
+    }
+    top_error(message);
+  }
+  void key_error(const std::string &key, const std::string &message) {
+    auto it = loader_.quantities.find(key);
+    if (it != loader_.quantities.end())
+      loader_.error(it->second.value_node != nullptr ? *it->second.value_node : *it->second.node, key, message);
+    else
+      top_error("key '" + key + "': " + message);
+  }
+
+  void header() {
+    const json *format = lookup(doc_, "format");
+    if (format == nullptr || !format->is_number_integer())
+      top_error("missing 'format = 1' at the top of the profile");
+    else if (format->get<int64_t>() != kProfileFormatVersion)
+      top_error("unsupported profile format " + format->dump() + "; this perfbound reads format " +
+                std::to_string(kProfileFormatVersion));
+    const json *name = lookup(doc_, "name");
+    if (name == nullptr || !name->is_string() || name->get<std::string>().empty()) top_error("missing key 'name'");
+  }
+
+  void wrong_dimension(const std::string &key, const QuantityInfo &info, Dimension want) {
+    loader_.error(*info.node, key,
+                  "unit '" + info.declared_unit + "' is " + str(units::dimension_name(info.dimension)) +
+                      ", but this key needs " + str(units::dimension_name(want)) + " (e.g. " +
+                      str(units::canonical_unit(want)) + ")");
+  }
+
+  void required() {
+    for (const RequiredKey &req : required_keys()) {
+      const json *q = lookup(doc_, req.path);
+      auto info = loader_.quantities.find(req.path);
+      if (q == nullptr) {
+        missing(req.path, std::string("missing key '") + req.path + "' (" + str(units::dimension_name(req.dimension)) +
+                              ", e.g. " + str(units::canonical_unit(req.dimension)) + ")");
+        continue;
+      }
+      if (info == loader_.quantities.end()) {
+        if (!q->is_null()) top_error(std::string("key '") + req.path + "' must be a quantity { value, unit, source }");
+        continue;
+      }
+      if (info->second.dimension != req.dimension) wrong_dimension(req.path, info->second, req.dimension);
+    }
+  }
+
+  void prefixes() {
+    for (const auto &[key, info] : loader_.quantities) {
+      for (const RequiredKey &rule : prefix_dimensions()) {
+        if (!starts_with(key, rule.path) || info.dimension == rule.dimension) continue;
+        bool is_required = std::any_of(required_keys().begin(), required_keys().end(),
+                                       [&](const RequiredKey &r) { return key == r.path; });
+        if (!is_required) wrong_dimension(key, info, rule.dimension);  // required keys were reported already
+      }
+    }
+  }
+
+  void ranges() {
+    for (const auto &[key, info] : loader_.quantities) {
+      if (!info.known || key.find(".alternative") != std::string::npos) continue;
+      const json *q = lookup(doc_, key);
+      if (q == nullptr) q = element(key);
+      if (q == nullptr || !q->is_object() || !(*q)["value"].is_number()) continue;
+      double v = (*q)["value"].get<double>();
+      for (const RangeRule &rule : profile_ranges()) {
+        bool match = rule.key.back() == '.' ? starts_with(key, rule.key) : starts_with(key, rule.key) &&
+                                                                              (key.size() == rule.key.size() || key[rule.key.size()] == '[');
+        if (!match || info.dimension != rule.dimension) continue;
+        if (rule.integral && v != std::floor(v))
+          key_error(key, human_value(*q, info) + " must be a whole number");
+        if (v > 0 && (v < rule.min || v > rule.max))
+          key_error(key, human_value(*q, info) + " is outside the sane range " + human_quantity(rule.min, rule.dimension) +
+                             " .. " + human_quantity(rule.max, rule.dimension) + " for this key; check the unit");
+      }
+    }
+  }
+
+  /// "clock.alternatives[0]" -> the array element.
+  const json *element(const std::string &key) {
+    size_t open = key.rfind('[');
+    if (open == std::string::npos) return nullptr;
+    const json *arr = lookup(doc_, key.substr(0, open));
+    size_t idx = std::stoul(key.substr(open + 1));
+    if (arr == nullptr || !arr->is_array() || idx >= arr->size()) return nullptr;
+    return &(*arr)[idx];
+  }
+
+  static std::string human_value(const json &q, const QuantityInfo &info) {
+    std::string text = human_quantity(q["value"].get<double>(), info.dimension);
+    if (q.contains("declared"))
+      text += " (declared " + units::format_number(q["declared"]["value"].get<double>()) + " " + q["declared"]["unit"].get<std::string>() + ")";
+    return text;
+  }
+
+  void pipes() {
+    const json *pipes = lookup(doc_, "pipes");
+    for (const std::string &pipe : required_pipes()) {
+      const json *p = pipes != nullptr ? lookup(*pipes, pipe) : nullptr;
+      if (p == nullptr || !p->is_object() || !p->contains("cores") || !(*p)["cores"].is_array() || (*p)["cores"].empty()) {
+        missing("pipes." + pipe + ".cores",
+                "missing key 'pipes." + pipe + ".cores' (the core types that own pipe " + pipe + ", e.g. [\"aiv\"])");
+        continue;
+      }
+      for (const json &core : (*p)["cores"])
+        if (core != "aic" && core != "aiv") top_error("key 'pipes." + pipe + ".cores': unknown core type " + core.dump() + " (aic or aiv)");
+    }
+  }
+
+  void fractals() {
+    for (const std::string &dtype : required_fractals()) {
+      const std::string key = "cube.fractal." + dtype;
+      const json *f = lookup(doc_, key);
+      if (f == nullptr || !f->is_object()) {
+        missing(key, "missing key '" + key + "' (the MMAD fractal { m, k, n, source } for " + dtype + ")");
+        continue;
+      }
+      for (const char *dim : {"m", "k", "n"}) {
+        const json &d = f->contains(dim) ? (*f)[dim] : json();
+        if (!d.is_number_integer() || d.get<int64_t>() < 1 || d.get<int64_t>() > 1024)
+          missing(key + "." + dim, "key '" + key + "." + dim + "': must be a whole number of elements in 1 .. 1024");
+      }
+      if (!f->value("source", json()).is_string()) missing(key, "key '" + key + "': every number needs a 'source'");
+    }
+  }
+
+  void cores() {
+    const json *aic = lookup(doc_, "cores.aic");
+    const json *aiv = lookup(doc_, "cores.aiv");
+    const json *ratio = lookup(doc_, "cores.aiv_per_aic");
+    auto num = [](const json *q) -> std::optional<double> {
+      if (q == nullptr || !q->is_object() || !(*q)["value"].is_number()) return std::nullopt;
+      return (*q)["value"].get<double>();
+    };
+    auto n_aic = num(aic), n_aiv = num(aiv), n_ratio = num(ratio);
+    auto whole = [](std::optional<double> v) { return v && *v == std::floor(*v); };
+    if (whole(n_aic) && whole(n_aiv) && whole(n_ratio) && *n_aiv != *n_aic * *n_ratio)
+      key_error("cores.aiv", units::format_number(*n_aiv) + " vector cores is not cores.aiv_per_aic (" + units::format_number(*n_ratio) +
+                                 ") x cores.aic (" + units::format_number(*n_aic) + ")");
+  }
+
+  void unknowns() {
+    for (const auto &[key, info] : loader_.quantities) {
+      if (info.known) continue;
+      const json *q = lookup(doc_, key);
+      std::string reason = q != nullptr && q->is_object() ? q->value("reason", std::string()) : std::string();
+      loader_.warning(*info.node, key, "value unknown (" + reason + "); terms that need it report null");
+    }
+  }
+
+  const json &doc_;
+  const toml::table &root_;
+  Loader &loader_;
+  std::string file_;
+  Diagnostics &diags_;
+};
+
+std::optional<std::string> read_text(const fs::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
 }
 
 }  // namespace
 
-std::optional<UnitConversion> parse_unit(std::string_view unit) {
-  auto it = unit_table().find(unit);
-  if (it == unit_table().end()) return std::nullopt;
-  return it->second;
-}
-
-std::vector<std::string> known_units() {
-  std::vector<std::string> out;
-  for (const auto &[name, unused] : unit_table()) out.push_back(name);
-  return out;
-}
+//===----------------------------------------------------------------------===//
+// Loading
+//===----------------------------------------------------------------------===//
 
 ProfileLoad load_profile(const fs::path &dir) {
   ProfileLoad result;
@@ -260,82 +618,38 @@ ProfileLoad load_profile(const fs::path &dir) {
   Loader loader(where, result.diagnostics);
   json doc = loader.convert(root, "");
   if (!doc.is_object()) doc = json::object();
-
-  auto top_error = [&](const std::string &message) { result.diagnostics.error({where, 1, 1}, "", message); };
-  const json *format = lookup(doc, "format");
-  if (format == nullptr || !format->is_number_integer())
-    top_error("missing 'format = 1' at the top of the profile");
-  else if (format->get<int64_t>() != kProfileFormatVersion)
-    top_error("unsupported profile format " + format->dump() + "; this perfbound reads format " +
-              std::to_string(kProfileFormatVersion));
-  const json *name = lookup(doc, "name");
-  if (name == nullptr || !name->is_string() || name->get<std::string>().empty()) top_error("missing key 'name'");
-
-  for (const RequiredKey &req : required_keys()) {
-    const json *q = lookup(doc, req.path);
-    if (q == nullptr) {
-      top_error(std::string("missing key '") + req.path + "' (" + dimension_name(req.dimension) + ")");
-      continue;
-    }
-    if (!q->is_object() || !q->contains("dimension")) {
-      if (!q->is_null()) top_error(std::string("key '") + req.path + "' must be a quantity { value, unit, source }");
-      continue;
-    }
-    auto dim = static_cast<Dimension>((*q)["dimension"].get<int>());
-    if (dim != req.dimension) {
-      const toml::node *node = loader.quantity_nodes.count(req.path) ? loader.quantity_nodes.at(req.path) : nullptr;
-      std::string msg = std::string("key '") + req.path + "': unit '" + q->value("declared", json::object()).value("unit", (*q)["unit"].get<std::string>()) +
-                        "' is " + dimension_name(dim) + ", but this key needs " + dimension_name(req.dimension) +
-                        " (e.g. " + canonical_unit(req.dimension) + ")";
-      if (node != nullptr)
-        result.diagnostics.error({where, node->source().begin.line, node->source().begin.column}, "", msg);
-      else
-        top_error(msg);
-    }
-  }
-  const json *pipes = lookup(doc, "pipes");
-  for (const std::string &pipe : required_pipes()) {
-    const json *p = pipes != nullptr ? lookup(*pipes, pipe) : nullptr;
-    if (p == nullptr || !p->is_object() || !p->contains("cores") || !(*p)["cores"].is_array() || (*p)["cores"].empty()) {
-      top_error("missing key 'pipes." + pipe + ".cores' (the core types that own pipe " + pipe + ", e.g. [\"aiv\"])");
-      continue;
-    }
-    for (const json &core : (*p)["cores"]) {
-      if (core != "aic" && core != "aiv") top_error("pipes." + pipe + ".cores: unknown core type " + core.dump() + " (aic or aiv)");
-    }
-  }
-  // Integral counts.
-  for (const char *count_key : {"cores.aic", "cores.aiv"}) {
-    const json *q = lookup(doc, count_key);
-    if (q != nullptr && q->is_object() && q->contains("value")) {
-      double v = (*q)["value"].get<double>();
-      if (v != std::floor(v)) top_error(std::string("key '") + count_key + "' must be a whole number");
-    }
-  }
+  ProfileChecker(doc, root, loader, where, result.diagnostics).run();
 
   // Calibration database (optional; format owned by perfbound.calibration/1).
   doc["calibration"] = nullptr;
   if (const json *cal = lookup(doc, "calibration_file"); cal != nullptr) {
+    const toml::node *node = root.get("calibration_file");
+    SourceLoc cal_loc = node != nullptr ? loader.loc(*node) : SourceLoc{where, 1, 1};
     if (!cal->is_string()) {
-      top_error("'calibration_file' must be a file name");
+      result.diagnostics.error(cal_loc, "", "key 'calibration_file': must be a file name");
     } else {
       fs::path cal_path = dir / cal->get<std::string>();
-      std::ifstream in(cal_path);
-      if (!in) {
-        result.diagnostics.error({where, 1, 1}, "", "calibration file '" + cal_path.string() + "' named by 'calibration_file' does not exist");
+      std::optional<std::string> text = read_text(cal_path);
+      if (!text) {
+        result.diagnostics.error(cal_loc, "", "key 'calibration_file': '" + cal_path.string() + "' does not exist");
       } else {
         result.files.push_back(cal_path);
-        std::stringstream buffer;
-        buffer << in.rdbuf();
-        json calibration = json::parse(buffer.str(), nullptr, false);
-        if (calibration.is_discarded() || !calibration.is_object())
-          result.diagnostics.error({cal_path.string(), 0, 0}, "", "calibration file is not a JSON object");
-        else
+        json calibration;
+        try {
+          calibration = json::parse(*text);
+        } catch (const json::parse_error &err) {
+          uint32_t line = static_cast<uint32_t>(std::count(text->begin(), text->begin() + static_cast<std::ptrdiff_t>(std::min(err.byte, text->size())), '\n') + 1);
+          result.diagnostics.error({cal_path.string(), line, 0}, "", std::string("JSON syntax error: ") + err.what());
+        }
+        if (!calibration.is_null() && !calibration.is_object())
+          result.diagnostics.error({cal_path.string(), 1, 1}, "", "a calibration file is one JSON object");
+        else if (calibration.is_object()) {
+          CalibrationChecker(doc, loader, cal_path.string(), *text, result.diagnostics).check(calibration);
           doc["calibration"] = calibration;
+        }
       }
     }
   }
-  strip_dimensions(doc);
   doc["schema"] = "perfbound.profile/1";
   doc["dir"] = fs::absolute(dir).lexically_normal().string();
   result.document = std::move(doc);
@@ -351,6 +665,124 @@ Expected<LoadedProfile> load_profile_document(const fs::path &dir) {
     return make_error(message);
   }
   return LoadedProfile{std::move(load.document), std::move(load.files)};
+}
+
+//===----------------------------------------------------------------------===//
+// `profile show`
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct Row {
+  std::string key, value, human, kind, source;
+};
+
+void collect_rows(const json &node, const std::string &prefix, std::vector<Row> &rows) {
+  if (!node.is_object()) {
+    if (node.is_array())
+      for (size_t idx = 0; idx < node.size(); ++idx) collect_rows(node[idx], prefix + "[" + std::to_string(idx) + "]", rows);
+    return;
+  }
+  if (node.contains("unit") && node.contains("value") && node["unit"].is_string()) {
+    auto spec = parse_unit(node["unit"].get<std::string>());
+    Row row;
+    row.key = prefix;
+    row.kind = node.value("kind", std::string());
+    row.source = node.value("source", std::string());
+    if (node["value"].is_number() && spec) {
+      row.value = units::format_number(node["value"].get<double>()) + " " + node["unit"].get<std::string>();
+      // As written when the author chose a unit ("64 GiB", "512 KB").
+      const json &declared = node.contains("declared") ? node["declared"] : json();
+      row.human = declared.is_object() ? units::format_number(declared["value"].get<double>()) + " " + declared["unit"].get<std::string>()
+                                       : human_quantity(node["value"].get<double>(), spec->dimension);
+    } else {
+      row.value = "null";
+      row.human = "unknown";
+      row.source = "unknown: " + node.value("reason", std::string());
+    }
+    rows.push_back(row);
+    if (node.contains("alternative")) collect_rows(node["alternative"], prefix + ".alternative", rows);
+    return;
+  }
+  for (const auto &[key, value] : node.items()) {
+    if (prefix.empty() && (key == "calibration" || key == "pipes" || key == "cube")) continue;
+    collect_rows(value, prefix.empty() ? key : prefix + "." + key, rows);
+  }
+}
+
+std::string table(const std::vector<std::string> &header, const std::vector<std::vector<std::string>> &rows) {
+  std::vector<size_t> width(header.size());
+  for (size_t col = 0; col < header.size(); ++col) width[col] = header[col].size();
+  for (const auto &row : rows)
+    for (size_t col = 0; col + 1 < row.size(); ++col) width[col] = std::max(width[col], row[col].size());
+  auto line = [&](const std::vector<std::string> &cells) {
+    std::string out;
+    for (size_t col = 0; col < cells.size(); ++col) {
+      out += cells[col];
+      if (col + 1 < cells.size()) out += std::string(width[col] - cells[col].size() + 2, ' ');
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out + "\n";
+  };
+  std::string out = line(header);
+  for (const auto &row : rows) out += line(row);
+  return out;
+}
+
+}  // namespace
+
+std::string render_profile_table(const json &doc) {
+  std::string out = doc.value("display_name", doc.value("name", std::string("?"))) + " (" + doc.value("name", std::string()) +
+                    ", " + doc.value("arch", std::string("?")) + ")\n\n";
+  std::vector<Row> rows;
+  collect_rows(doc, "", rows);
+  std::vector<std::vector<std::string>> cells;
+  for (const Row &r : rows) cells.push_back({r.key, r.value, r.human, r.kind, r.source});
+  out += table({"key", "value", "human", "kind", "source"}, cells);
+
+  if (const json *fractal = lookup(doc, "cube.fractal"); fractal != nullptr && fractal->is_object()) {
+    out += "\nMMAD fractals (m x k x n)\n";
+    cells.clear();
+    for (const auto &[dtype, f] : fractal->items())
+      cells.push_back({dtype, f.value("m", json()).dump() + " x " + f.value("k", json()).dump() + " x " + f.value("n", json()).dump(),
+                       f.value("source", std::string())});
+    out += table({"dtype", "fractal", "source"}, cells);
+  }
+  if (const json *pipes = lookup(doc, "pipes"); pipes != nullptr && pipes->is_object()) {
+    out += "\nPipes\n";
+    cells.clear();
+    for (const auto &[name, p] : pipes->items()) {
+      std::string owners;
+      for (const json &c : p.value("cores", json::array())) owners += (owners.empty() ? "" : ", ") + c.get<std::string>();
+      cells.push_back({name, owners, p.value("description", std::string())});
+    }
+    out += table({"pipe", "cores", "what"}, cells);
+  }
+  const json &cal = doc.contains("calibration") ? doc["calibration"] : json();
+  if (cal.is_object() && cal.contains("constants") && cal["constants"].is_object()) {
+    out += "\nCalibration (" + doc.value("calibration_file", std::string()) + ")\n";
+    cells.clear();
+    for (const auto &[id, c] : cal["constants"].items()) {
+      std::string unit = c.value("unit", std::string());
+      auto spec = parse_unit(unit);
+      std::string value, ci;
+      const json &v = c.contains("value") ? c["value"] : json();
+      if (v.is_number() && spec)
+        value = human_quantity(v.get<double>(), spec->dimension);
+      else if (v.is_object())
+        value = "table of " + std::to_string(v.value("points", json::array()).size()) + " points (" + unit + ")";
+      else
+        value = "null";
+      if (c.contains("ci95") && c["ci95"].is_object() && spec)
+        ci = human_quantity(c["ci95"]["low"].get<double>(), spec->dimension) + " .. " +
+             human_quantity(c["ci95"]["high"].get<double>(), spec->dimension);
+      std::string files;
+      for (const json &s : c.value("sources", json::array())) files += (files.empty() ? "" : ", ") + s.value("file", std::string());
+      cells.push_back({id, value, c.value("kind", std::string()), ci, c.contains("n") ? c["n"].dump() : "", files});
+    }
+    out += table({"constant", "value", "kind", "95% CI (median)", "n", "source"}, cells);
+  }
+  return out;
 }
 
 }  // namespace perfbound

@@ -1,0 +1,276 @@
+//===- msprof_csv.cpp - msprof op_summary CSV reader -----------------------===//
+#include "msprof_csv.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <perfbound/sdk/json.hpp>
+
+namespace perfbound::validate {
+
+namespace {
+
+/// Walks the text one character at a time, keeping line and column.
+class Cursor {
+ public:
+  explicit Cursor(std::string_view text) : text_(text) {
+    if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;  // UTF-8 byte-order mark
+  }
+  [[nodiscard]] bool done() const { return pos_ >= text_.size(); }
+  [[nodiscard]] char peek(size_t ahead = 0) const { return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0'; }
+  [[nodiscard]] bool at_line_end() const { return peek() == '\n' || (peek() == '\r' && peek(1) == '\n'); }
+  void advance() {
+    if (text_[pos_] == '\n') {
+      ++line_;
+      column_ = 1;
+    } else {
+      ++column_;
+    }
+    ++pos_;
+  }
+  void skip_line_end() {
+    if (peek() == '\r') advance();
+    if (peek() == '\n') advance();
+  }
+  [[nodiscard]] uint32_t line() const { return line_; }
+  [[nodiscard]] uint32_t column() const { return column_; }
+
+ private:
+  std::string_view text_;
+  size_t pos_ = 0;
+  uint32_t line_ = 1;
+  uint32_t column_ = 1;
+};
+
+[[noreturn]] void fail(const std::string &origin, uint32_t line, uint32_t column, const std::string &message) {
+  throw pb::sdk::InputError(origin + ":" + std::to_string(line) + ":" + std::to_string(column) + ": " + message);
+}
+
+struct FieldStart {
+  size_t offset;    // where the decoded text starts in the output buffer
+  uint32_t column;  // 1-based character column in the file
+};
+
+/// Reads one record (one row, possibly spanning lines inside quotes),
+/// appending the decoded fields to `out` and their starts to `fields`.
+void read_record(Cursor &cur, const std::string &origin, std::string &out, std::vector<FieldStart> &fields) {
+  fields.clear();
+  while (true) {
+    fields.push_back({out.size(), cur.column()});
+    if (cur.peek() == '"') {
+      uint32_t open_line = cur.line(), open_column = cur.column();
+      cur.advance();
+      while (true) {
+        if (cur.done()) fail(origin, open_line, open_column, "unterminated quoted field (no closing '\"')");
+        char c = cur.peek();
+        if (c == '"') {
+          if (cur.peek(1) == '"') {  // a doubled quote is one literal quote
+            out += '"';
+            cur.advance();
+            cur.advance();
+            continue;
+          }
+          cur.advance();
+          break;
+        }
+        out += c;
+        cur.advance();
+      }
+      if (!cur.done() && cur.peek() != ',' && !cur.at_line_end())
+        fail(origin, cur.line(), cur.column(),
+             std::string("unexpected '") + cur.peek() + "' after the closing quote of a field (expected ',' or the end of the line)");
+    } else {
+      while (!cur.done() && cur.peek() != ',' && !cur.at_line_end()) {
+        if (cur.peek() == '"')
+          fail(origin, cur.line(), cur.column(), "a quote inside an unquoted field (quote the whole field, doubling inner quotes)");
+        out += cur.peek();
+        cur.advance();
+      }
+    }
+    if (cur.peek() == ',') {
+      cur.advance();
+      continue;
+    }
+    cur.skip_line_end();
+    return;
+  }
+}
+
+std::string_view trim(std::string_view text) {
+  const char *kSpace = " \t\r\n";
+  size_t first = text.find_first_not_of(kSpace);
+  if (first == std::string_view::npos) return {};
+  size_t last = text.find_last_not_of(kSpace);
+  return text.substr(first, last - first + 1);
+}
+
+/// The spellings msprof has used for one column (CANN 8.x vs 9.0).
+const std::vector<std::vector<std::string>> &column_aliases() {
+  static const std::vector<std::vector<std::string>> kAliases = {
+      {"Block Dim", "Block Num"},
+      {"Mix Block Dim", "Mix Block Num"},
+  };
+  return kAliases;
+}
+
+}  // namespace
+
+//===----------------------------------------------------------------------===//
+// CsvTable
+//===----------------------------------------------------------------------===//
+
+CsvTable CsvTable::parse(std::string_view text, std::string origin) {
+  CsvTable table;
+  table.origin_ = std::move(origin);
+  if (text.size() >= (size_t{1} << 32)) fail(table.origin_, 1, 1, "file too large (4 GiB or more) for the CSV reader");
+  Cursor cur(text);
+  while (!cur.done() && cur.at_line_end()) cur.skip_line_end();
+  if (cur.done()) fail(table.origin_, 1, 1, "empty file: expected a header line of column names");
+  uint32_t header_line = cur.line();
+  std::string header_text;
+  std::vector<FieldStart> fields;
+  read_record(cur, table.origin_, header_text, fields);
+  std::set<std::string> seen;
+  for (size_t idx = 0; idx < fields.size(); ++idx) {
+    size_t end = idx + 1 < fields.size() ? fields[idx + 1].offset : header_text.size();
+    std::string name(trim(std::string_view(header_text).substr(fields[idx].offset, end - fields[idx].offset)));
+    if (!seen.insert(name).second) fail(table.origin_, header_line, fields[idx].column, "column '" + name + "' appears twice in the header");
+    table.header_.push_back(std::move(name));
+  }
+  const size_t width = table.header_.size();
+  // Reserve for the whole file at once: one allocation, no regrowth copies.
+  const size_t lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+  table.data_.reserve(text.size());
+  table.starts_.reserve(lines * width + 1);
+  table.columns_.reserve(lines * width);
+  table.row_lines_.reserve(lines);
+  while (!cur.done()) {
+    if (cur.at_line_end()) {  // blank line
+      cur.skip_line_end();
+      continue;
+    }
+    uint32_t row_line = cur.line();
+    read_record(cur, table.origin_, table.data_, fields);
+    if (fields.size() != width)
+      fail(table.origin_, row_line, 1,
+           "row has " + std::to_string(fields.size()) + " fields, the header has " + std::to_string(width));
+    table.row_lines_.push_back(row_line);
+    for (const FieldStart &field : fields) {
+      table.starts_.push_back(static_cast<uint32_t>(field.offset));
+      table.columns_.push_back(field.column);
+    }
+  }
+  table.starts_.push_back(static_cast<uint32_t>(table.data_.size()));
+  return table;
+}
+
+std::string CsvTable::where(size_t row, size_t col) const {
+  return origin_ + ":" + std::to_string(line(row)) + ":" + std::to_string(column_position(row, col));
+}
+
+//===----------------------------------------------------------------------===//
+// OpSummary
+//===----------------------------------------------------------------------===//
+
+const std::vector<std::string> &ai_core_task_types() {
+  static const std::vector<std::string> kTypes = {"AI_CORE", "AI_VECTOR_CORE", "MIX_AIC", "MIX_AIV"};
+  return kTypes;
+}
+
+OpSummary OpSummary::parse(std::string_view text, std::string origin) {
+  OpSummary summary;
+  summary.csv_ = CsvTable::parse(text, std::move(origin));
+  return summary;
+}
+
+OpSummary OpSummary::read(const std::filesystem::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw pb::sdk::InputError(path.string() + ": cannot open msprof CSV");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return parse(buffer.str(), path.string());
+}
+
+std::optional<size_t> OpSummary::find_column(std::string_view name) const {
+  const std::vector<std::string> &header = csv_.header();
+  auto index_of = [&](std::string_view n) -> std::optional<size_t> {
+    auto it = std::find(header.begin(), header.end(), n);
+    if (it == header.end()) return std::nullopt;
+    return static_cast<size_t>(it - header.begin());
+  };
+  if (auto idx = index_of(name)) return idx;
+  for (const std::vector<std::string> &aliases : column_aliases()) {
+    if (std::find(aliases.begin(), aliases.end(), name) == aliases.end()) continue;
+    for (const std::string &alias : aliases)
+      if (auto idx = index_of(alias)) return idx;
+  }
+  return std::nullopt;
+}
+
+size_t OpSummary::column(std::string_view name) const {
+  if (auto idx = find_column(name)) return *idx;
+  std::string columns;
+  for (const std::string &h : csv_.header()) columns += (columns.empty() ? "" : ", ") + h;
+  throw pb::sdk::InputError(origin() + ":1: no column '" + std::string(name) + "'; the header has: " + columns);
+}
+
+std::string OpSummary::text(size_t row, size_t col) const {
+  std::string_view value = trim(csv_.cell(row, col));
+  if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
+  return std::string(value);
+}
+
+std::optional<double> OpSummary::number(size_t row, size_t col) const {
+  std::string_view value = trim(csv_.cell(row, col));
+  if (value.empty() || value == "N/A") return std::nullopt;
+  double parsed = 0;
+  const char *end = value.data() + value.size();
+  auto [ptr, ec] = std::from_chars(value.data(), end, parsed);
+  if (ec != std::errc() || ptr != end)
+    throw pb::sdk::InputError(csv_.where(row, col) + ": column '" + csv_.header()[col] + "': expected a number, got '" +
+                              std::string(value) + "'");
+  return parsed;
+}
+
+double OpSummary::require_number(size_t row, size_t col) const {
+  std::optional<double> value = number(row, col);
+  if (!value)
+    throw pb::sdk::InputError(csv_.where(row, col) + ": column '" + csv_.header()[col] + "': a number is required here, got '" +
+                              std::string(csv_.cell(row, col)) + "'");
+  return *value;
+}
+
+std::vector<size_t> OpSummary::launches(std::string_view op_name, const std::vector<std::string> &task_types) const {
+  const size_t name_col = column("Op Name");
+  const size_t type_col = column("Task Type");
+  const size_t start_col = column("Task Start Time(us)");
+  std::vector<std::pair<double, size_t>> found;
+  for (size_t row = 0; row < row_count(); ++row) {
+    if (text(row, name_col) != op_name) continue;
+    std::string type = text(row, type_col);
+    if (std::find(task_types.begin(), task_types.end(), type) == task_types.end()) continue;
+    found.emplace_back(require_number(row, start_col), row);
+  }
+  std::stable_sort(found.begin(), found.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+  std::vector<size_t> rows;
+  rows.reserve(found.size());
+  for (const auto &[start, row] : found) rows.push_back(row);
+  return rows;
+}
+
+std::vector<std::string> OpSummary::kernel_names() const {
+  const size_t name_col = column("Op Name");
+  const size_t type_col = column("Task Type");
+  std::set<std::string> names;
+  for (size_t row = 0; row < row_count(); ++row) {
+    std::string type = text(row, type_col);
+    if (std::find(ai_core_task_types().begin(), ai_core_task_types().end(), type) != ai_core_task_types().end())
+      names.insert(text(row, name_col));
+  }
+  return {names.begin(), names.end()};
+}
+
+}  // namespace perfbound::validate

@@ -1,0 +1,122 @@
+//===- test_msprof_csv.cpp - the msprof op_summary reader -----------------===//
+#include <doctest/doctest.h>
+
+#include <perfbound/sdk/json.hpp>
+
+#include "msprof_csv.hpp"
+#include "support/test_support.hpp"
+
+namespace fs = std::filesystem;
+using perfbound::validate::CsvTable;
+using perfbound::validate::OpSummary;
+
+namespace {
+
+fs::path fixtures() { return pbtest::test_source_dir() / "validate" / "fixtures"; }
+
+/// The message of the InputError `fn` throws ("" when it does not throw).
+template <class Fn>
+std::string error_of(Fn &&fn) {
+  try {
+    fn();
+  } catch (const pb::sdk::InputError &e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("op_summary quirks: Block Num/Block Dim, TABs after start times, triple quotes, N/A, foreign rows") {
+  OpSummary cann9 = OpSummary::read(fixtures() / "op_summary_cann9.csv");
+  OpSummary cann8 = OpSummary::read(fixtures() / "op_summary_cann8.csv");
+  // Either spelling finds the core-count column of either file.
+  CHECK(cann9.find_column("Block Dim") == cann9.find_column("Block Num"));
+  CHECK(cann8.find_column("Block Num") == cann8.find_column("Block Dim"));
+  CHECK(cann9.find_column("Mix Block Dim").has_value());
+  REQUIRE(cann9.find_column("Block Dim").has_value());
+  CHECK(cann9.csv().header()[*cann9.find_column("Block Dim")] == "Block Num");
+
+  // The launches of my_kernel: AI_VECTOR_CORE rows only (the AI_CPU row of
+  // the same name and the DSA_SQE row are not launches), by start time,
+  // although the file lists 1300.500 before 1100.250.
+  std::vector<size_t> rows = cann9.launches("my_kernel");
+  REQUIRE(rows.size() == 8);
+  size_t start = cann9.column("Task Start Time(us)"), duration = cann9.column("Task Duration(us)");
+  // "1100.250\t" is a number once the TAB is trimmed.
+  CHECK(cann9.require_number(rows[0], start) == 1100.25);
+  CHECK(cann9.require_number(rows[0], duration) == 12.0);
+  CHECK(cann9.require_number(rows[1], start) == 1200.125);
+  CHECK(cann9.require_number(rows[2], start) == 1300.5);
+  // Triple-quoted shapes: the CSV field is "32,1,8192;8192" with literal
+  // quotes (commas inside); text() drops the literal pair.
+  size_t shapes = cann9.column("Input Shapes");
+  CHECK(cann9.csv().cell(rows[0], shapes) == "\"32,1,8192;8192\"");
+  CHECK(cann9.text(rows[0], shapes) == "32,1,8192;8192");
+  // N/A is "no number", not zero; requiring one is an error naming the cell.
+  std::vector<std::string> names = cann9.kernel_names();
+  CHECK(names == std::vector<std::string>{"aclnnCast_CastAiCore_Cast", "my_kernel"});
+  size_t block = cann9.column("Block Num");
+  // Row 2 (line 4) is the DSA_SQE row; its Block Num starts at column 35:
+  // "0,rng,rng,DSA_SQE,1100.000<TAB>,1.000," is 34 characters.
+  CHECK_FALSE(cann9.number(2, block).has_value());
+  CHECK(error_of([&] { (void)cann9.require_number(2, block); }) ==
+        (fixtures() / "op_summary_cann9.csv").string() + ":4:35: column 'Block Num': a number is required here, got 'N/A'");
+  // CRLF line ends (cann8) parse like LF.
+  CHECK(cann8.launches("my_kernel").size() == 8);
+  CHECK(cann8.require_number(cann8.launches("my_kernel")[7], cann8.column("Task Duration(us)")) == 8.0);
+}
+
+TEST_CASE("malformed CSV: each error names file, line and column") {
+  // Columns below count characters of row 2: "k,AI_CORE,1.0," is 14 long.
+  const std::string header = "Op Name,Task Type,Task Start Time(us),Task Duration(us)\n";
+  CHECK(error_of([&] { CsvTable::parse(header + "k,AI_CORE,1.0,\"2.0\n", "bad.csv"); }) ==
+        "bad.csv:2:15: unterminated quoted field (no closing '\"')");
+  CHECK(error_of([&] { CsvTable::parse(header + "k,AI_CORE,\"1.0\"x,2.0\n", "bad.csv"); }) ==
+        "bad.csv:2:16: unexpected 'x' after the closing quote of a field (expected ',' or the end of the line)");
+  CHECK(error_of([&] { CsvTable::parse(header + "k,AI_CORE,1.0,2.0\nk,AI_CORE,1.0\n", "bad.csv"); }) ==
+        "bad.csv:3:1: row has 3 fields, the header has 4");
+  CHECK(error_of([&] { CsvTable::parse(header + "k,AI_\"CORE,1.0,2.0\n", "bad.csv"); }) ==
+        "bad.csv:2:6: a quote inside an unquoted field (quote the whole field, doubling inner quotes)");
+  CHECK(error_of([&] { CsvTable::parse("a,b,a\n", "bad.csv"); }) == "bad.csv:1:5: column 'a' appears twice in the header");
+  CHECK(error_of([&] { CsvTable::parse("\n\n", "empty.csv"); }) == "empty.csv:1:1: empty file: expected a header line of column names");
+  // A quoted field may span lines; the next row's line number follows.
+  CsvTable multi = CsvTable::parse(header + "\"two\nlines\",AI_CORE,1,2\nk,AI_CORE,3,4\n", "multi.csv");
+  CHECK(multi.cell(0, 0) == "two\nlines");
+  CHECK(multi.line(1) == 4);
+
+  OpSummary summary = OpSummary::parse(header + "k,AI_CORE,1.0,fast\n", "bad.csv");
+  CHECK(error_of([&] { (void)summary.number(0, 3); }) == "bad.csv:2:15: column 'Task Duration(us)': expected a number, got 'fast'");
+  CHECK(error_of([&] { (void)summary.column("aic_mac_time(us)"); }) ==
+        "bad.csv:1: no column 'aic_mac_time(us)'; the header has: Op Name, Task Type, Task Start Time(us), Task Duration(us)");
+  CHECK(error_of([&] { (void)OpSummary::read(fixtures() / "no_such.csv"); }) ==
+        (fixtures() / "no_such.csv").string() + ": cannot open msprof CSV");
+}
+
+TEST_CASE("every real msprof CSV in ../shared parses, and kernel rows come out per launch") {
+  PBTEST_REQUIRE_SHARED();
+  const fs::path data = pbtest::shared_dir() / "data";
+  size_t files = 0;
+  for (const fs::path &dir : {data / "msprof", data / "calibration" / "bench_output"}) {
+    for (const auto &entry : fs::directory_iterator(dir)) {
+      if (entry.path().extension() != ".csv" || entry.path().filename().string().rfind("bandwidth", 0) == 0) continue;
+      INFO(entry.path().string());
+      OpSummary summary = OpSummary::read(entry.path());
+      CHECK(summary.find_column("Block Dim").has_value());
+      CHECK_FALSE(summary.kernel_names().empty());
+      ++files;
+    }
+  }
+  CHECK(files == 5 + 21);
+  // chunk_kda (CANN 9.0, Block Num header): 6 MIX_AIC launches among 213
+  // framework rows (msprof/PROVENANCE.md), each with Block Num 4096 and Mix
+  // Block Num 8192 (CORPUS.md).
+  OpSummary kda = OpSummary::read(data / "msprof" / "chunk_kda_op_summary.csv");
+  std::vector<size_t> launches = kda.launches("chunk_kda_bwd_kernel_wy_dqkg_fused_opt_v2");
+  REQUIRE(launches.size() == 6);
+  CHECK(kda.row_count() == 219);
+  for (size_t row : launches) {
+    CHECK(kda.require_number(row, kda.column("Block Dim")) == 4096);
+    CHECK(kda.require_number(row, kda.column("Mix Block Dim")) == 8192);
+  }
+}
