@@ -43,8 +43,9 @@ TEST_CASE("a well-behaved SDK plugin negotiates and describes itself completely"
   CHECK(or_default->inputs[0].optional());
   REQUIRE(or_default->find_param("mode") != nullptr);
   CHECK(*or_default->find_param("mode")->choices == nlohmann::json::array({"plain", "fancy"}));
-  REQUIRE(info.commands.size() == 1);
+  REQUIRE(info.commands.size() == 2);
   CHECK(info.commands[0].name == "test-echo");
+  CHECK(info.commands[1].name == "test-host");
   CHECK(info.extensions == std::vector<std::string>{PB_EXT_RENDER, PB_EXT_COMMAND, PB_EXT_EXAMPLES});
 }
 
