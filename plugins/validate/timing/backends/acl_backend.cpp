@@ -25,6 +25,8 @@
 
 #include <perfbound/sdk/plugin.hpp>
 
+#include "../common/backend_support.hpp"
+
 struct pb_timing_session {
   int32_t device = 0;
   aclrtStream stream = nullptr;
@@ -61,9 +63,8 @@ using pb::sdk::json;
 
 constexpr uint32_t kValueWaitGeq = 0;  // ACL_VALUE_WAIT_GEQ / ACL_STREAM_WAIT_VALUE_GEQ
 
-void send(pb_text_sink sink, void *data, const std::string &text) {
-  if (sink != nullptr) sink(data, text.data(), text.size());
-}
+using pb::timing_backend::fail;
+using pb::timing_backend::send;
 
 std::string acl_text(const char *call, int code) {
   const char *detail = aclGetRecentErrMsg();
@@ -82,15 +83,6 @@ bool ensure_init(std::string &error) {
   return true;
 }
 
-size_t element_bytes(uint32_t dtype) {
-  switch (dtype) {
-    case PB_TIMING_DTYPE_FP32: return 4;
-    case PB_TIMING_DTYPE_FP16:
-    case PB_TIMING_DTYPE_BF16: return 2;
-    default: return 0;
-  }
-}
-
 aclDataType acl_type(uint32_t dtype) {
   switch (dtype) {
     case PB_TIMING_DTYPE_FP32: return ACL_FLOAT;
@@ -100,20 +92,12 @@ aclDataType acl_type(uint32_t dtype) {
 }
 
 std::optional<std::string> unsupported_reason(const pb_timing_gemm_desc *desc) {
-  if (desc == nullptr || desc->struct_size < sizeof(pb_timing_gemm_desc)) return "malformed GEMM description";
+  if (auto problem = pb::timing_backend::basic_gemm_problem(desc, "acl", uint64_t{1} << 31)) return problem;
   if (desc->a_dtype == PB_TIMING_DTYPE_FP64 || desc->b_dtype == PB_TIMING_DTYPE_FP64 || desc->out_dtype == PB_TIMING_DTYPE_FP64)
     return "acl backend: the cube unit has no fp64 GEMM";
-  for (uint32_t dtype : {desc->a_dtype, desc->b_dtype, desc->out_dtype})
-    if (element_bytes(dtype) == 0) return "acl backend: dtype id " + std::to_string(dtype) + " is not one of fp32, fp16, bf16";
   if (desc->a_dtype != desc->b_dtype || desc->out_dtype != desc->a_dtype)
     return "acl backend: aclnnMatmul (KEEP_DTYPE) needs A, B and the output in one dtype";
-  if (desc->m == 0 || desc->n == 0 || desc->k == 0) return "acl backend: zero-size GEMM";
   return std::nullopt;
-}
-
-pb_status fail(pb_timing_session *session, pb_status status, std::string message) {
-  if (session != nullptr) session->last_error = std::move(message);
-  return status;
 }
 
 pb_status check(pb_timing_session *session, const char *call, int code) {
@@ -240,7 +224,7 @@ pb_status acl_gemm_create(pb_timing_session *session, const pb_timing_gemm_desc 
   const auto m = static_cast<int64_t>(desc->m);
   const auto n = static_cast<int64_t>(desc->n);
   const auto k = static_cast<int64_t>(desc->k);
-  size_t bytes = element_bytes(desc->a_dtype);
+  size_t bytes = pb::timing_backend::dtype_bytes(desc->a_dtype);
   size_t a_bytes = static_cast<size_t>(m * k) * bytes;
   size_t b_bytes = static_cast<size_t>(n * k) * bytes;
   gemm->c_bytes = static_cast<size_t>(m * n) * bytes;

@@ -35,6 +35,7 @@
 
 #include <perfbound/sdk/plugin.hpp>
 
+#include "../common/backend_support.hpp"
 #include "../common/float_codec.hpp"
 
 // Session objects are defined here; the ABI only sees opaque pointers.
@@ -49,42 +50,13 @@ namespace {
 namespace codec = pb::timing_codec;
 using pb::sdk::json;
 
-void send(pb_text_sink sink, void *data, const std::string &text) {
-  if (sink != nullptr) sink(data, text.data(), text.size());
-}
+using pb::timing_backend::dtype_bytes;
+using pb::timing_backend::fail;
+using pb::timing_backend::send;
 
-const char *dtype_label(uint32_t dtype) {
-  switch (dtype) {
-    case PB_TIMING_DTYPE_FP64: return "fp64";
-    case PB_TIMING_DTYPE_FP32: return "fp32";
-    case PB_TIMING_DTYPE_FP16: return "fp16";
-    case PB_TIMING_DTYPE_BF16: return "bf16";
-    default: return nullptr;
-  }
-}
-
-size_t dtype_bytes(uint32_t dtype) {
-  switch (dtype) {
-    case PB_TIMING_DTYPE_FP64: return 8;
-    case PB_TIMING_DTYPE_FP32: return 4;
-    case PB_TIMING_DTYPE_FP16:
-    case PB_TIMING_DTYPE_BF16: return 2;
-    default: return 0;
-  }
-}
-
-/// nullopt when supported, else the reason.
+/// nullopt when supported, else the reason. cblas takes int dimensions.
 std::optional<std::string> unsupported_reason(const pb_timing_gemm_desc *desc) {
-  if (desc == nullptr || desc->struct_size < sizeof(pb_timing_gemm_desc)) return "malformed GEMM description";
-  for (uint32_t dtype : {desc->a_dtype, desc->b_dtype, desc->out_dtype})
-    if (dtype_label(dtype) == nullptr)
-      return "cpu backend: dtype id " + std::to_string(dtype) + " is not one of fp64, fp32, fp16, bf16";
-  if (desc->m == 0 || desc->n == 0 || desc->k == 0) return "cpu backend: zero-size GEMM";
-  // cblas takes int dimensions and leading dimensions.
-  constexpr uint64_t kMaxDim = 0x7fffffff;
-  if (desc->m > kMaxDim || desc->n > kMaxDim || desc->k > kMaxDim)
-    return "cpu backend: a dimension exceeds OpenBLAS's int range";
-  return std::nullopt;
+  return pb::timing_backend::basic_gemm_problem(desc, "cpu", 0x7fffffff);
 }
 
 /// The last-level cache size, or 0 when the system does not say.
@@ -304,11 +276,6 @@ void run_gemm(pb_timing_gemm &gemm) {
 int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
-}
-
-pb_status fail(pb_timing_session *session, pb_status status, std::string message) {
-  if (session != nullptr) session->last_error = std::move(message);
-  return status;
 }
 
 //===----------------------------------------------------------------------===//

@@ -20,6 +20,8 @@
 
 #include <perfbound/sdk/plugin.hpp>
 
+#include "../common/backend_support.hpp"
+
 cudaError_t pb_cuda_enqueue_shield(const uint64_t *release_device, uint32_t *expired_device, uint64_t timeout_ns,
                                    cudaStream_t stream);
 
@@ -55,9 +57,8 @@ namespace {
 
 using pb::sdk::json;
 
-void send(pb_text_sink sink, void *data, const std::string &text) {
-  if (sink != nullptr) sink(data, text.data(), text.size());
-}
+using pb::timing_backend::fail;
+using pb::timing_backend::send;
 
 std::string cuda_text(const char *call, cudaError_t error) {
   return std::string(call) + ": " + cudaGetErrorName(error) + " (" + cudaGetErrorString(error) + ")";
@@ -67,15 +68,7 @@ std::string blas_text(const char *call, cublasStatus_t status) {
   return std::string(call) + ": cuBLAS status " + std::to_string(static_cast<int>(status));
 }
 
-size_t element_bytes(uint32_t dtype) {
-  switch (dtype) {
-    case PB_TIMING_DTYPE_FP64: return 8;
-    case PB_TIMING_DTYPE_FP32: return 4;
-    case PB_TIMING_DTYPE_FP16:
-    case PB_TIMING_DTYPE_BF16: return 2;
-    default: return 0;
-  }
-}
+using pb::timing_backend::dtype_bytes;
 
 cudaDataType_t cuda_type(uint32_t dtype) {
   switch (dtype) {
@@ -88,9 +81,7 @@ cudaDataType_t cuda_type(uint32_t dtype) {
 
 /// nullopt when cublasGemmEx runs this combination, else why not.
 std::optional<std::string> unsupported_reason(const pb_timing_gemm_desc *desc) {
-  if (desc == nullptr || desc->struct_size < sizeof(pb_timing_gemm_desc)) return "malformed GEMM description";
-  for (uint32_t dtype : {desc->a_dtype, desc->b_dtype, desc->out_dtype})
-    if (element_bytes(dtype) == 0) return "cuda backend: dtype id " + std::to_string(dtype) + " is not one of fp64, fp32, fp16, bf16";
+  if (auto problem = pb::timing_backend::basic_gemm_problem(desc, "cuda", INT_MAX)) return problem;
   if (desc->a_dtype != desc->b_dtype) return "cuda backend: cublasGemmEx needs A and B of the same dtype";
   bool out_ok = false;
   switch (desc->a_dtype) {
@@ -99,14 +90,7 @@ std::optional<std::string> unsupported_reason(const pb_timing_gemm_desc *desc) {
     default: out_ok = desc->out_dtype == desc->a_dtype || desc->out_dtype == PB_TIMING_DTYPE_FP32; break;
   }
   if (!out_ok) return "cuda backend: this output dtype is not a cublasGemmEx combination for these inputs";
-  if (desc->m == 0 || desc->n == 0 || desc->k == 0) return "cuda backend: zero-size GEMM";
-  if (desc->m > INT_MAX || desc->n > INT_MAX || desc->k > INT_MAX) return "cuda backend: a dimension exceeds cuBLAS's int range";
   return std::nullopt;
-}
-
-pb_status fail(pb_timing_session *session, pb_status status, std::string message) {
-  if (session != nullptr) session->last_error = std::move(message);
-  return status;
 }
 
 pb_status check_cuda(pb_timing_session *session, const char *call, cudaError_t error) {
@@ -238,9 +222,9 @@ pb_status cuda_gemm_create(pb_timing_session *session, const pb_timing_gemm_desc
   if (auto reason = unsupported_reason(desc)) return fail(session, PB_ERR_UNSUPPORTED, *reason);
   auto gemm = std::make_unique<pb_timing_gemm>();
   gemm->desc = *desc;
-  size_t a_bytes = desc->m * desc->k * element_bytes(desc->a_dtype);
-  size_t b_bytes = desc->n * desc->k * element_bytes(desc->b_dtype);
-  gemm->c_bytes = desc->m * desc->n * element_bytes(desc->out_dtype);
+  size_t a_bytes = desc->m * desc->k * dtype_bytes(desc->a_dtype);
+  size_t b_bytes = desc->n * desc->k * dtype_bytes(desc->b_dtype);
+  gemm->c_bytes = desc->m * desc->n * dtype_bytes(desc->out_dtype);
   pb_status status = check_cuda(session, "cudaMalloc(A)", cudaMalloc(&gemm->a, a_bytes));
   if (status == PB_OK) status = check_cuda(session, "cudaMalloc(B)", cudaMalloc(&gemm->b, b_bytes));
   if (status == PB_OK) status = check_cuda(session, "cudaMalloc(C)", cudaMalloc(&gemm->c, gemm->c_bytes));

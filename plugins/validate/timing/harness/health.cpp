@@ -105,17 +105,19 @@ Observation HealthGate::judge(const SmiSnapshot &snapshot, const std::string &ph
   return observation;
 }
 
-Observation HealthGate::observe(const std::string &phase) const {
+Observation HealthGate::observe(const std::string &phase, std::optional<SmiSnapshot> *snapshot) const {
   std::string error;
-  std::optional<SmiSnapshot> snapshot = observe_smi(target_, error);
-  if (!snapshot) {
-    Observation failed;
-    failed.phase = phase;
-    failed.at = utc_now_iso();
-    failed.error = error;
-    return failed;
+  std::optional<SmiSnapshot> parsed = observe_smi(target_, error);
+  Observation observation;
+  if (parsed) {
+    observation = judge(*parsed, phase);
+  } else {
+    observation.phase = phase;
+    observation.at = utc_now_iso();
+    observation.error = error;
   }
-  return judge(*snapshot, phase);
+  if (snapshot != nullptr) *snapshot = std::move(parsed);
+  return observation;
 }
 
 std::optional<std::string> HealthGate::not_idle_reason(const Observation &observation) {

@@ -65,8 +65,9 @@ class HealthGate {
 
   /// Judges a snapshot (pure: no process is run).
   [[nodiscard]] Observation judge(const SmiSnapshot &snapshot, const std::string &phase) const;
-  /// Runs the tool and judges its output.
-  Observation observe(const std::string &phase) const;
+  /// Runs the tool and judges its output; the parsed snapshot goes to
+  /// `snapshot` when given (nullopt when the tool failed).
+  Observation observe(const std::string &phase, std::optional<SmiSnapshot> *snapshot = nullptr) const;
 
   /// nullopt when `observation` shows a healthy, idle device; else why not.
   [[nodiscard]] static std::optional<std::string> not_idle_reason(const Observation &observation);

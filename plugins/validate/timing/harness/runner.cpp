@@ -220,29 +220,13 @@ json Runner::gate_before(std::string &refusal) {
   json observations = json::array();
   Clock::time_point start = Clock::now();
   while (true) {
-    std::string error;
-    std::optional<SmiSnapshot> first_snapshot = observe_smi(gate_->target(), error);
-    Observation first;
-    if (first_snapshot) {
-      first = gate_->judge(*first_snapshot, "before");
-    } else {
-      first.phase = "before";
-      first.at = utc_now_iso();
-      first.error = error;
-    }
+    Observation first = gate_->observe("before");
     observations.push_back(first.to_json());
     std::optional<std::string> reason = HealthGate::not_idle_reason(first);
     if (!reason) {
       interruptible_sleep(options_.idle_interval_s);
-      std::optional<SmiSnapshot> second_snapshot = observe_smi(gate_->target(), error);
-      Observation second;
-      if (second_snapshot) {
-        second = gate_->judge(*second_snapshot, "before");
-      } else {
-        second.phase = "before";
-        second.at = utc_now_iso();
-        second.error = error;
-      }
+      std::optional<SmiSnapshot> second_snapshot;
+      Observation second = gate_->observe("before", &second_snapshot);
       observations.push_back(second.to_json());
       reason = HealthGate::not_idle_reason(second);
       if (!reason && second.ecc_uncorrected != first.ecc_uncorrected)
@@ -287,10 +271,10 @@ bool Runner::ensure_worker(std::string &error) {
     return false;
   }
   if (gate_ && last_idle_snapshot_) {
-    std::string smi_error;
-    std::optional<SmiSnapshot> after = observe_smi(gate_->target(), smi_error);
+    std::optional<SmiSnapshot> after;
+    Observation started = gate_->observe("worker_start", &after);
     worker_rows_note_ = after ? gate_->learn_worker_rows(*last_idle_snapshot_, *after, std::to_string(worker_->pid()))
-                              : "cannot observe the device after the worker started: " + smi_error;
+                              : "cannot observe the device after the worker started: " + started.error;
   }
   return true;
 }
