@@ -3,7 +3,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
 #include <iostream>
@@ -30,6 +32,8 @@ using Clock = std::chrono::steady_clock;
 
 /// Native output kept per stream in a journal record (the tail when longer).
 constexpr size_t kNativeOutputLimit = 64 * 1024;
+/// The least time a worker gets to open the device.
+constexpr double kWorkerStartTimeoutS = 120;
 
 /// Sleeps up to `seconds`, returning early when a stop was requested.
 void interruptible_sleep(double seconds) {
@@ -38,6 +42,13 @@ void interruptible_sleep(double seconds) {
 }
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+/// "3", "0.5", "600": seconds as a user typed them.
+std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", seconds);
+  return text;
+}
 
 json file_identity(const fs::path &path) {
   std::optional<std::string> digest = sha256_of_file(path);
@@ -255,7 +266,10 @@ bool Runner::ensure_worker(std::string &error) {
   worker_ = std::make_unique<WorkerProcess>(worker_argv_, log_path);
   worker_cases_ = 0;
   std::string line;
-  auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.case_timeout_s));
+  // Opening a device can take far longer than a short case (aclInit, a CUDA
+  // context): the start gets at least kWorkerStartTimeoutS.
+  double start_timeout_s = std::max(options_.case_timeout_s, kWorkerStartTimeoutS);
+  auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(start_timeout_s));
   auto status = worker_->read_line(deadline, line, [] { return stop_requested(); }, 0, [] {});
   json ready = status == WorkerProcess::ReadStatus::kLine ? json::parse(line, nullptr, false) : json();
   if (status != WorkerProcess::ReadStatus::kLine || !ready.is_object() || !ready.value("ready", false)) {
@@ -263,7 +277,7 @@ bool Runner::ensure_worker(std::string &error) {
     if (ready.is_object() && ready.contains("error"))
       error = ready["error"].get<std::string>();
     else if (status == WorkerProcess::ReadStatus::kTimeout)
-      error = "the worker did not open the device within " + std::to_string(options_.case_timeout_s) + " s";
+      error = "the worker did not open the device within " + seconds_text(start_timeout_s) + " s";
     else
       error = "the worker ended before opening the device (" + ended + ")";
     error += "; worker log: " + log_path.string();
@@ -358,7 +372,7 @@ json Runner::run_case(const json &plan_case) {
     worker_.reset();
     if (gate_) gate_->forget_worker_rows();
     row = make_unmeasured_row(plan_case, "timeout",
-                              "no result within the " + std::to_string(static_cast<int64_t>(options_.case_timeout_s)) +
+                              "no result within the " + seconds_text(options_.case_timeout_s) +
                                   " s case deadline; the worker's process group was killed (" + ended + ")",
                               nullptr, preflight, health, device);
   } else if (status == WorkerProcess::ReadStatus::kInterrupted) {
@@ -504,9 +518,12 @@ int Runner::run(std::ostream &out) {
     ++done;
     std::string line = "[" + std::to_string(done) + "/" + std::to_string(ordered_cases_.size()) + "] " + case_id + " " +
                        plan_case.value("name", "") + ": " + row.value("status", "");
-    if (row["latency_us"].is_number())
-      line += " " + std::to_string(row["latency_us"].get<double>()) + " us, " +
-              (row["tflops"].is_number() ? std::to_string(row["tflops"].get<double>()) : std::string("?")) + " TFLOPS";
+    if (row["latency_us"].is_number()) {
+      char figures[96];
+      std::snprintf(figures, sizeof figures, " %.2f us (upper median), %.4g TFLOPS", row["latency_us"].get<double>(),
+                    row["tflops"].is_number() ? row["tflops"].get<double>() : 0.0);
+      line += figures;
+    }
     if (row["reason"].is_string()) line += " (" + row["reason"].get<std::string>() + ")";
     say(line);
     write_outputs("running");
