@@ -66,7 +66,7 @@ bool param_value_matches(pb_param_type type, const json &value) {
 }
 
 const std::vector<std::string> &known_extension_ids() {
-  static const std::vector<std::string> kIds = {PB_EXT_RENDER, PB_EXT_COMMAND, PB_EXT_EXAMPLES};
+  static const std::vector<std::string> kIds = {PB_EXT_RENDER, PB_EXT_COMMAND, PB_EXT_EXAMPLES, PB_EXT_TIMING_BACKEND};
   return kIds;
 }
 

@@ -13,6 +13,7 @@
 #include "pb_ext_command.h"
 #include "pb_ext_examples.h"
 #include "pb_ext_render.h"
+#include "pb_ext_timing_backend.h"
 #include "pb_host.h"
 #include "pb_host_ext_pipeline.h"
 #include "pb_host_ext_plugins.h"

@@ -1,0 +1,572 @@
+//===- test_bench_cli.cpp - perfbound bench end to end, with the real binary -===//
+//
+// Every test runs the real `perfbound` executable (workers included) on the
+// CPU backend or on the test backend with a deliberately hanging case
+// (tests/timing/plugins/hang_backend.cpp). Documents are validated against
+// the published schemas in abi/schemas/. Nothing here asserts a speed.
+//
+//===----------------------------------------------------------------------===//
+#include <doctest/doctest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "json_schema.hpp"
+#include "support/test_support.hpp"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+fs::path builtin_plugins() { return fs::path(PB_PLUGIN_DIR); }
+fs::path hang_plugins() { return pbtest::plugin_dir("hang"); }
+
+/// `perfbound [globals] bench ARGS`, with device locks in `locks`.
+pbtest::CliResult bench(const fs::path &locks, const std::vector<std::string> &args,
+                        const std::vector<std::string> &globals = {}, std::map<std::string, std::string> env = {}) {
+  std::vector<std::string> full = globals;
+  full.emplace_back("bench");
+  full.insert(full.end(), args.begin(), args.end());
+  env["PERFBOUND_LOCK_DIR"] = locks.string();
+  return pbtest::run_cli(full, {}, env);
+}
+
+json read_json(const fs::path &path) { return json::parse(pbtest::read_file(path)); }
+
+const perfbound::SchemaRegistry &schemas() {
+  static perfbound::SchemaRegistry registry = [] {
+    perfbound::SchemaRegistry loaded;
+    std::vector<std::string> problems = loaded.load_dir(pbtest::source_dir() / "abi/schemas");
+    for (const std::string &problem : problems) MESSAGE("schema problem: " << problem);
+    return loaded;
+  }();
+  return registry;
+}
+
+void check_schema(const std::string &schema_id, const json &doc) {
+  std::vector<std::string> problems = schemas().validate(schema_id, doc);
+  std::string text;
+  for (const std::string &problem : problems) text += problem + "\n";
+  CHECK_MESSAGE(problems.empty(), schema_id << ":\n" << text);
+}
+
+std::string gemm_entry(int m, int n, int k, const std::string &dtype = "fp32", const std::string &extra_args = "") {
+  return R"({"type": "gemm", "args": {"m": )" + std::to_string(m) + R"(, "n": )" + std::to_string(n) + R"(, "k": )" +
+         std::to_string(k) + R"(, "a": {"dtype": ")" + dtype + R"("}, "b": {"dtype": ")" + dtype + R"("}, "out": ")" +
+         dtype + "\"" + extra_args + R"(}, "sources": [], "name": []})";
+}
+
+fs::path write_testlist(const pbtest::TempDir &dir, const std::string &name, const std::vector<std::string> &entries) {
+  std::string text = "[\n";
+  for (size_t idx = 0; idx < entries.size(); ++idx) text += "  " + entries[idx] + (idx + 1 < entries.size() ? ",\n" : "\n");
+  text += "]\n";
+  fs::path path = dir / name;
+  pbtest::write_file(path, text);
+  return path;
+}
+
+/// Rows of a result by case id.
+std::map<std::string, json> rows_by_id(const json &result) {
+  std::map<std::string, json> out;
+  for (const json &row : result["rows"]) out[row["case_id"].get<std::string>()] = row;
+  return out;
+}
+
+/// A `perfbound` run in the background (for lock and interrupt tests).
+struct Background {
+  pid_t pid = -1;
+  fs::path out;
+  fs::path err;
+};
+
+Background start_background(const std::vector<std::string> &args, const std::map<std::string, std::string> &env,
+                            const pbtest::TempDir &dir) {
+  Background bg;
+  bg.out = dir / "bg.stdout";
+  bg.err = dir / "bg.stderr";
+  bg.pid = fork();
+  if (bg.pid == 0) {
+    int out_fd = open(bg.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int err_fd = open(bg.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(out_fd, 1);
+    dup2(err_fd, 2);
+    for (const auto &[key, value] : env) setenv(key.c_str(), value.c_str(), 1);
+    setenv("PERFBOUND_PLUGIN_PATH", "", 1);
+    std::vector<char *> argv;
+    std::string program = PB_PERFBOUND_EXE;
+    argv.push_back(program.data());
+    for (const std::string &arg : args) argv.push_back(const_cast<char *>(arg.c_str()));
+    argv.push_back(nullptr);
+    execv(program.c_str(), argv.data());
+    _exit(127);
+  }
+  return bg;
+}
+
+int wait_background(const Background &bg) {
+  int status = 0;
+  waitpid(bg.pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+bool wait_for_file(const fs::path &path, double seconds) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < until) {
+    if (fs::exists(path)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+/// True when `pid` is gone (or a zombie waiting for init to reap it).
+bool process_gone(pid_t pid) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    if (kill(pid, 0) != 0 && errno == ESRCH) return true;
+    std::string stat = pbtest::read_file("/proc/" + std::to_string(pid) + "/stat");
+    size_t paren = stat.rfind(')');
+    if (paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'Z') return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+/// A recorded-output replay of `npu-smi info`.
+std::string make_npu_smi_replay(const pbtest::TempDir &dir, const std::string &recording, const std::string &name) {
+  fs::path script = dir / name;
+  pbtest::write_file(script, "#!/bin/sh\n"
+                             "if [ \"$*\" != \"info\" ]; then echo \"replay: unexpected arguments: $*\" >&2; exit 2; fi\n"
+                             "exec cat '" + (pbtest::shared_dir() / "data/npu-smi" / recording).string() + "'\n");
+  chmod(script.c_str(), 0755);
+  return script.string();
+}
+
+}  // namespace
+
+TEST_CASE("CPU end to end: the shipped OperatorX testlist, shapes scaled down by 32") {
+  PBTEST_REQUIRE_SHARED();
+  pbtest::TempDir dir;
+  fs::path plan = dir / "plan.json";
+  fs::path out = dir / "out";
+  auto prepared = bench(dir / "locks", {"prepare", "--testlist", (pbtest::shared_dir() / "data/testlists/operatorx_gemm_perf.json").string(),
+                                        "--backend", "cpu", "--shape-divisor", "32", "--profile", "ascend_910b3", "-o", plan.string()});
+  REQUIRE_MESSAGE(prepared.code == 0, prepared.err);
+  json plan_doc = read_json(plan);
+  check_schema("perfbound.bench_plan/1", plan_doc);
+  CHECK(plan_doc["shape_divisor"] == 32);
+  REQUIRE(plan_doc["cases"].size() == 11);
+  // Entry 0 is m=1 n=7168 k=2048: divided by 32 -> 1 (at least 1), 224, 64.
+  CHECK(plan_doc["cases"][0]["op"]["n"] == 224);
+  CHECK(plan_doc["cases"][0]["op"]["k"] == 64);
+  CHECK(plan_doc["cases"][0]["op"]["testlist_shape"]["n"] == 7168);
+  // The cheapest bf16 case (entry 0: 1 x 224 x 64) is the smoke case.
+  CHECK(plan_doc["smoke_case_ids"] == json::array({"operatorx_gemm_perf#0"}));
+  // The profile's L0A reached the plan through perfbound.host.profile/1.
+  CHECK(plan_doc["hardware_profile"]["capacities"]["buffers"]["l0a"] == 65536);
+
+  auto ran = bench(dir / "locks", {"run", plan.string(), "--out-dir", out.string()});
+  REQUIRE_MESSAGE(ran.code == 0, ran.err);
+  CHECK(ran.err.find("[11/11]") != std::string::npos);  // progress lines
+  json result = read_json(out / "result.json");
+  check_schema("perfbound.bench_result/1", result);
+  CHECK(result["state"] == "complete");
+  CHECK(result["summary"]["ok"] == 11);
+  CHECK(result["run"]["shape_divisor"] == 32);
+  bool first = true;
+  for (const json &row : result["rows"]) {
+    INFO(row["case_id"]);
+    CHECK(row["status"] == "ok");
+    REQUIRE(row["samples_us"].size() == 10);
+    std::vector<double> samples = row["samples_us"].get<std::vector<double>>();
+    double latency = row["latency_us"].get<double>();
+    // The upper median: at most 5 samples below it, at least 6 at or below it.
+    CHECK(std::count_if(samples.begin(), samples.end(), [&](double s) { return s < latency; }) <= 5);
+    CHECK(std::count_if(samples.begin(), samples.end(), [&](double s) { return s <= latency; }) >= 6);
+    CHECK(std::find(samples.begin(), samples.end(), latency) != samples.end());
+    double flop = 2.0 * row["op"]["m"].get<double>() * row["op"]["n"].get<double>() * row["op"]["k"].get<double>();
+    CHECK(row["tflops"].get<double>() * latency * 1e6 == doctest::Approx(flop));
+    CHECK(row["check"]["passed"] == true);
+    CHECK(row["check"]["method"] == "full");
+    CHECK(row["timing"]["warmup_calls"] == 5);
+    CHECK(row["timing"]["shield"] == "held");
+    // Only the worker's first case gets the 1 s ramp; the ramp lasts at least its floor.
+    CHECK(row["timing"]["first_op"] == first);
+    CHECK(row["timing"]["ramp_target_ms"] == (first ? 1000 : 25));
+    CHECK(row["timing"]["ramp_ms"].get<double>() >= row["timing"]["ramp_target_ms"].get<double>());
+    CHECK(row["preflight"]["status"] == "not_applicable");
+    first = false;
+  }
+
+  std::vector<std::string> journal = pbtest::lines(pbtest::read_file(out / "journal.jsonl"));
+  REQUIRE(journal.size() == 12);
+  check_schema("perfbound.bench_journal_header/1", json::parse(journal[0]));
+  for (size_t line_idx = 1; line_idx < journal.size(); ++line_idx)
+    check_schema("perfbound.bench_journal_record/1", json::parse(journal[line_idx]));
+  CHECK(json::parse(journal[1])["case_id"] == "operatorx_gemm_perf#0");
+  std::string summary = pbtest::read_file(out / "summary.md");
+  CHECK(summary.find("| case | shape (m x n x k) | dtypes | status |") != std::string::npos);
+  CHECK(summary.find("| operatorx_gemm_perf#10 | 16x128x128 | bf16,bf16->bf16 | ok |") != std::string::npos);
+
+  // Resuming a finished run measures nothing again and leaves the journal as it was.
+  std::string before = pbtest::read_file(out / "journal.jsonl");
+  auto resumed = bench(dir / "locks", {"run", plan.string(), "--out-dir", out.string(), "--resume"});
+  CHECK_MESSAGE(resumed.code == 0, resumed.err);
+  CHECK(resumed.err.find("11 of 11 cases already recorded") != std::string::npos);
+  CHECK(pbtest::read_file(out / "journal.jsonl") == before);
+
+  auto report = bench(dir / "locks", {"report", (out / "result.json").string(), "--format", "md"});
+  CHECK(report.code == 0);
+  CHECK(report.out.find("| operatorx_gemm_perf#0 | 1x224x64 | bf16,bf16->bf16 | ok |") != std::string::npos);
+}
+
+TEST_CASE("protocol values other than the constants are refused while parsing, before any device work") {
+  pbtest::TempDir dir;
+  fs::path list = write_testlist(dir, "tiny.json", {gemm_entry(8, 8, 8)});
+  fs::path plan = dir / "plan.json";
+  auto refused = bench(dir / "locks", {"prepare", "--testlist", list.string(), "--backend", "cpu", "-o", plan.string(), "--samples", "9"});
+  CHECK(refused.code == 2);
+  CHECK(refused.err.find("--samples 9: the queued protocol uses exactly 10 samples") != std::string::npos);
+  CHECK_FALSE(fs::exists(plan));
+
+  auto prepared = bench(dir / "locks", {"prepare", "--testlist", list.string(), "--backend", "cpu", "-o", plan.string()});
+  REQUIRE_MESSAGE(prepared.code == 0, prepared.err);
+  for (const auto &[flag, value] : std::vector<std::pair<std::string, std::string>>{
+           {"--warmup-ms", "24"}, {"--warmups", "4"}, {"--samples", "20"}, {"--first-warmup-ms", "500"}}) {
+    fs::path out = dir / ("out" + flag);
+    auto run = bench(dir / "locks", {"run", plan.string(), "--out-dir", out.string(), flag, value});
+    CHECK(run.code == 2);
+    CHECK(run.err.find(flag + " " + value + ": the queued protocol uses exactly") != std::string::npos);
+    CHECK_FALSE(fs::exists(out));  // nothing was started
+  }
+  // Stating the protocol's own values is allowed.
+  auto stated = bench(dir / "locks", {"run", plan.string(), "--out-dir", (dir / "ok").string(), "--samples", "10",
+                                      "--warmups", "5", "--warmup-ms", "25", "--first-warmup-ms", "1000", "-q"});
+  CHECK_MESSAGE(stated.code == 0, stated.err);
+}
+
+TEST_CASE("resume refuses a changed plan, source or hardware, and says what changed") {
+  pbtest::TempDir dir;
+  // A private copy of the plugins, so the test can change a library.
+  fs::path plugins = dir / "plugins";
+  fs::create_directories(plugins);
+  for (const char *name : {"libperfbound_bench.so", "libperfbound_timing_cpu.so"}) {
+    fs::copy_file(builtin_plugins() / name, plugins / name);
+    fs::copy_file(builtin_plugins() / (std::string(name) + ".pbplugin.json"), plugins / (std::string(name) + ".pbplugin.json"));
+  }
+  std::vector<std::string> globals = {"--no-builtin-plugins", "--plugin-path", plugins.string()};
+  fs::path list = write_testlist(dir, "tiny.json", {gemm_entry(8, 8, 8), gemm_entry(16, 8, 8)});
+  fs::path plan = dir / "plan.json";
+  fs::path out = dir / "out";
+  REQUIRE(bench(dir / "locks", {"prepare", "--testlist", list.string(), "--backend", "cpu", "-o", plan.string()}, globals).code == 0);
+  auto first = bench(dir / "locks", {"run", plan.string(), "--out-dir", out.string(), "-q"}, globals);
+  REQUIRE_MESSAGE(first.code == 0, first.err);
+
+  SUBCASE("plan") {
+    fs::path other = dir / "plan2.json";
+    REQUIRE(bench(dir / "locks", {"prepare", "--testlist", list.string(), "--backend", "cpu", "--shape-divisor", "2", "-o",
+                                  other.string()}, globals).code == 0);
+    auto resumed = bench(dir / "locks", {"run", other.string(), "--out-dir", out.string(), "--resume"}, globals);
+    CHECK(resumed.code == 3);
+    CHECK(resumed.err.find("resume refused: ") != std::string::npos);
+    CHECK(resumed.err.find("plan changed: ") != std::string::npos);
+    CHECK(resumed.err.find("shape_divisor 1 -> 2") != std::string::npos);
+  }
+  SUBCASE("source") {
+    // Rebuilt backend: same plugin, different bytes.
+    std::ofstream(plugins / "libperfbound_timing_cpu.so", std::ios::app | std::ios::binary) << "rebuilt";
+    auto resumed = bench(dir / "locks", {"run", plan.string(), "--out-dir", out.string(), "--resume"}, globals);
+    CHECK(resumed.code == 3);
+    CHECK(resumed.err.find("source changed: backend_library.sha256 ") != std::string::npos);
+  }
+  SUBCASE("hardware") {
+    // The journal was started on another device.
+    std::vector<std::string> journal = pbtest::lines(pbtest::read_file(out / "journal.jsonl"));
+    json header = json::parse(journal[0]);
+    header["fingerprint"]["hardware"]["device"]["name"] = "Imaginary CPU";
+    journal[0] = header.dump();
+    std::string text;
+    for (const std::string &line : journal) text += line + "\n";
+    pbtest::write_file(out / "journal.jsonl", text);
+    auto resumed = bench(dir / "locks", {"run", plan.string(), "--out-dir", out.string(), "--resume"}, globals);
+    CHECK(resumed.code == 3);
+    CHECK(resumed.err.find("hardware changed: device.name \"Imaginary CPU\" -> ") != std::string::npos);
+  }
+  SUBCASE("a journal without --resume, or --resume without a journal") {
+    auto again = bench(dir / "locks", {"run", plan.string(), "--out-dir", out.string()}, globals);
+    CHECK(again.code == 2);
+    CHECK(again.err.find("already exists: pass --resume") != std::string::npos);
+    auto nothing = bench(dir / "locks", {"run", plan.string(), "--out-dir", (dir / "empty").string(), "--resume"}, globals);
+    CHECK(nothing.code == 2);
+    CHECK(nothing.err.find("--resume: there is no journal") != std::string::npos);
+  }
+}
+
+TEST_CASE("a torn last journal line is dropped and its case runs again; finished cases never do") {
+  pbtest::TempDir dir;
+  fs::path list = write_testlist(dir, "tiny.json", {gemm_entry(8, 8, 8), gemm_entry(16, 8, 8), gemm_entry(24, 8, 8)});
+  fs::path plan = dir / "plan.json";
+  fs::path out = dir / "out";
+  REQUIRE(bench(dir / "locks", {"prepare", "--testlist", list.string(), "--backend", "cpu", "-o", plan.string()}).code == 0);
+  REQUIRE(bench(dir / "locks", {"run", plan.string(), "--out-dir", out.string(), "-q"}).code == 0);
+  std::vector<std::string> journal = pbtest::lines(pbtest::read_file(out / "journal.jsonl"));
+  REQUIRE(journal.size() == 4);
+  // A crash in the middle of writing the last record: half a line, no newline.
+  std::string torn = journal[0] + "\n" + journal[1] + "\n" + journal[2] + "\n" + journal[3].substr(0, journal[3].size() / 2);
+  pbtest::write_file(out / "journal.jsonl", torn);
+  std::string lost_case = json::parse(journal[3])["case_id"];
+
+  auto resumed = bench(dir / "locks", {"run", plan.string(), "--out-dir", out.string(), "--resume"});
+  REQUIRE_MESSAGE(resumed.code == 0, resumed.err);
+  CHECK(resumed.err.find("journal: dropped a torn last line") != std::string::npos);
+  CHECK(resumed.err.find("2 of 3 cases already recorded") != std::string::npos);
+  std::vector<std::string> healed = pbtest::lines(pbtest::read_file(out / "journal.jsonl"));
+  REQUIRE(healed.size() == 4);
+  // The two finished cases are untouched, byte for byte; the lost one was measured again.
+  CHECK(healed[1] == journal[1]);
+  CHECK(healed[2] == journal[2]);
+  json rerun = json::parse(healed[3]);
+  CHECK(rerun["case_id"] == lost_case);
+  CHECK(rerun["seq"] == 3);
+  CHECK(rerun["row"]["status"] == "ok");
+  CHECK(read_json(out / "result.json")["summary"]["ok"] == 3);
+}
+
+TEST_CASE("the watchdog kills a hanging case's process group, records a timeout, and the run goes on") {
+  pbtest::TempDir dir;
+  std::vector<std::string> globals = {"--plugin-path", hang_plugins().string()};
+  // The hang backend blocks forever when m == 13, after forking a grandchild.
+  fs::path list = write_testlist(dir, "hang.json", {gemm_entry(8, 8, 8), gemm_entry(13, 8, 8), gemm_entry(16, 8, 8)});
+  fs::path plan = dir / "plan.json";
+  fs::path out = dir / "out";
+  fs::path pidfile = dir / "grandchild.pid";
+  auto prepared = bench(dir / "locks", {"prepare", "--testlist", list.string(), "--backend", "hang", "-o", plan.string()}, globals);
+  REQUIRE_MESSAGE(prepared.code == 0, prepared.err);
+  auto ran = bench(dir / "locks", {"run", plan.string(), "--out-dir", out.string(), "--case-timeout", "3"}, globals,
+                   {{"PBTEST_HANG_PIDFILE", pidfile.string()}});
+  CHECK(ran.code == 1);  // a timeout is a failed case
+  json result = read_json(out / "result.json");
+  check_schema("perfbound.bench_result/1", result);
+  CHECK(result["state"] == "complete");
+  std::map<std::string, json> rows = rows_by_id(result);
+  CHECK(rows["hang#0"]["status"] == "ok");
+  CHECK(rows["hang#1"]["status"] == "timeout");
+  CHECK(rows["hang#1"]["reason"].get<std::string>().find("no result within the 3 s case deadline; the worker's process group was killed") == 0);
+  CHECK(rows["hang#1"]["samples_us"].is_null());
+  // The next case ran, in a fresh worker (whose first case gets the 1 s ramp again).
+  CHECK(rows["hang#2"]["status"] == "ok");
+  CHECK(rows["hang#2"]["worker"]["number"] == 2);
+  CHECK(rows["hang#2"]["timing"]["first_op"] == true);
+  // The worker's native stdout is in the journal record of its case.
+  CHECK(rows["hang#0"]["native_output"]["stdout"] == "hang backend: gemm m=8 created\n");
+  CHECK(rows["hang#1"]["native_output"]["stdout"] == "hang backend: gemm m=13 created\n");
+  // The whole group died: the worker and the grandchild it forked.
+  REQUIRE(wait_for_file(pidfile, 1));
+  pid_t grandchild = std::stoi(pbtest::read_file(pidfile));
+  CHECK(process_gone(grandchild));
+  CHECK(process_gone(static_cast<pid_t>(rows["hang#1"]["worker"]["pid"].get<int>())));
+}
+
+TEST_CASE("two runs never share a device; an interrupted run resumes") {
+  pbtest::TempDir dir;
+  fs::path list = write_testlist(dir, "hang.json", {gemm_entry(13, 8, 8)});
+  fs::path plan = dir / "plan.json";
+  std::vector<std::string> globals = {"--plugin-path", hang_plugins().string()};
+  REQUIRE(bench(dir / "locks", {"prepare", "--testlist", list.string(), "--backend", "hang", "-o", plan.string()}, globals).code == 0);
+  fs::path out_a = dir / "a";
+  Background run_a = start_background({"--plugin-path", hang_plugins().string(), "bench", "run", plan.string(), "--out-dir",
+                                       out_a.string(), "--case-timeout", "60"},
+                                      {{"PERFBOUND_LOCK_DIR", (dir / "locks").string()}}, dir);
+  REQUIRE(wait_for_file(out_a / "worker-1.log", 20));
+
+  fs::path out_b = dir / "b";
+  auto run_b = bench(dir / "locks", {"run", plan.string(), "--out-dir", out_b.string()}, globals);
+  CHECK(run_b.code == 5);
+  CHECK(run_b.err.find("device hang-index0 is in use by another perfbound bench run (pid " + std::to_string(run_a.pid)) !=
+        std::string::npos);
+  CHECK_FALSE(fs::exists(out_b / "journal.jsonl"));
+
+  // Ctrl-C / SIGTERM: the run stops the worker, keeps its journal, exits 130.
+  kill(run_a.pid, SIGTERM);
+  CHECK(wait_background(run_a) == 130);
+  json interrupted = read_json(out_a / "result.json");
+  CHECK(interrupted["state"] == "interrupted");
+  CHECK(interrupted["rows"].empty());
+  CHECK(interrupted["summary"]["pending"] == 1);
+  // The unfinished case runs on --resume (and, hanging again, times out).
+  auto resumed = bench(dir / "locks", {"run", plan.string(), "--out-dir", out_a.string(), "--resume", "--case-timeout", "2"}, globals);
+  CHECK(resumed.code == 1);
+  CHECK(rows_by_id(read_json(out_a / "result.json"))["hang#0"]["status"] == "timeout");
+}
+
+TEST_CASE("health gate on recorded npu-smi output: an idle device passes, a busy one is skipped before launch") {
+  PBTEST_REQUIRE_SHARED();
+  pbtest::TempDir dir;
+  fs::path list = write_testlist(dir, "tiny.json", {gemm_entry(8, 8, 8)});
+  fs::path plan = dir / "plan.json";
+  REQUIRE(bench(dir / "locks", {"prepare", "--testlist", list.string(), "--backend", "cpu", "-o", plan.string()}).code == 0);
+
+  std::string idle_smi = make_npu_smi_replay(dir, "npu-smi_info_910B3_gpustack.txt", "npu-smi-idle");
+  auto idle = bench(dir / "locks", {"run", plan.string(), "--out-dir", (dir / "idle").string(), "--health", "npu-smi",
+                                    "--smi-program", idle_smi, "--smi-device", "4", "--idle-interval", "0.05", "-q"});
+  REQUIRE_MESSAGE(idle.code == 0, idle.err);
+  json row = read_json(dir / "idle/result.json")["rows"][0];
+  CHECK(row["status"] == "ok");
+  CHECK(row["health"]["gate"] == "npu-smi");
+  CHECK(row["health"]["verdict"] == "clean");
+  REQUIRE(row["health"]["observations"].size() == 2);  // two idle observations before the case
+  for (const json &observation : row["health"]["observations"]) {
+    CHECK(observation["device_found"] == true);
+    CHECK(observation["health"] == "OK");
+    CHECK(observation["utilization_pct"] == 0);
+    CHECK(observation["memory_used_mb"] == 3161);
+  }
+  CHECK(row["health"]["during"].size() >= 2);  // at least one during the case, one after
+  CHECK(row["health"]["worker_rows"] == "no new SMI row appeared when the worker opened the device");
+
+  std::string busy_smi = make_npu_smi_replay(dir, "npu-smi_info_910B1_with_processes.txt", "npu-smi-busy");
+  auto busy = bench(dir / "locks", {"run", plan.string(), "--out-dir", (dir / "busy").string(), "--health", "npu-smi",
+                                    "--smi-program", busy_smi, "--smi-device", "0", "--idle-timeout", "0", "-q"});
+  CHECK(busy.code == 0);
+  json skipped = read_json(dir / "busy/result.json")["rows"][0];
+  CHECK(skipped["status"] == "skipped");
+  CHECK(skipped["skipped_reason"] == "device_not_idle: foreign process(es) on the device: pid 576489 (python, 60703 MB)");
+  CHECK(skipped["samples_us"].is_null());
+  CHECK_FALSE(fs::exists(dir / "busy/worker-1.log"));  // never launched
+}
+
+TEST_CASE("the capacity preflight skips a tiling that overflows L0A, and one it cannot decode") {
+  pbtest::TempDir dir;
+  const std::string fits = R"(, "tiling": {"format": "perfbound.gemm_tiling/1", "base_m": 128, "base_n": 256, "base_k": 64, "l0a_buffers": 2})";
+  const std::string too_big = R"(, "tiling": {"format": "perfbound.gemm_tiling/1", "base_m": 272, "base_n": 64, "base_k": 128})";
+  const std::string foreign = R"(, "tiling": {"format": "catlass.fp8_tiling/3", "blob": "00ff"})";
+  fs::path list = write_testlist(dir, "tiled.json", {gemm_entry(64, 64, 64, "bf16", fits), gemm_entry(64, 64, 64, "bf16", too_big),
+                                                     gemm_entry(64, 64, 64, "bf16", foreign), gemm_entry(32, 64, 64, "bf16")});
+  fs::path plan = dir / "plan.json";
+  REQUIRE(bench(dir / "locks", {"prepare", "--testlist", list.string(), "--backend", "cpu", "--profile", "ascend_910b3", "-o",
+                                plan.string()}).code == 0);
+  auto ran = bench(dir / "locks", {"run", plan.string(), "--out-dir", (dir / "out").string(), "-q"});
+  CHECK_MESSAGE(ran.code == 0, ran.err);
+  std::map<std::string, json> rows = rows_by_id(read_json(dir / "out/result.json"));
+  CHECK(rows["tiled#0"]["status"] == "ok");
+  CHECK(rows["tiled#0"]["preflight"]["status"] == "fits");
+  // 272 x 128 x 2 B (bf16) x 1 buffer = 69632 B of L0A; the 910B3 has 64 KiB.
+  CHECK(rows["tiled#1"]["status"] == "skipped");
+  CHECK(rows["tiled#1"]["skipped_reason"] ==
+        "l0a_capacity: l0a needs 69632 B (base_m 272 x base_k 128 x 2 B x 1 buffers), ascend_910b3 has 65536 B");
+  CHECK(rows["tiled#1"]["samples_us"].is_null());
+  CHECK(rows["tiled#2"]["status"] == "skipped");
+  CHECK(rows["tiled#2"]["skipped_reason"].get<std::string>().find("unverified_tiling: cannot decode tiling format") == 0);
+  CHECK(rows["tiled#3"]["preflight"]["status"] == "not_applicable");
+
+  // Without a profile a tiling cannot be sized at all.
+  fs::path bare = dir / "bare.json";
+  REQUIRE(bench(dir / "locks", {"prepare", "--testlist", list.string(), "--backend", "cpu", "-o", bare.string()}).code == 0);
+  REQUIRE(bench(dir / "locks", {"run", bare.string(), "--out-dir", (dir / "bare").string(), "-q"}).code == 0);
+  CHECK(rows_by_id(read_json(dir / "bare/result.json"))["tiled#0"]["skipped_reason"] ==
+        "unverified_tiling: the plan has no hardware profile (perfbound bench prepare --profile NAME|DIR)");
+}
+
+TEST_CASE("bad testlist entries become error rows; bad files and edited plans are refused") {
+  pbtest::TempDir dir;
+  fs::path list = write_testlist(dir, "mixed.json", {gemm_entry(8, 8, 8), gemm_entry(0, 8, 8), gemm_entry(8, 8, 8, "fp8_e4m3")});
+  fs::path plan = dir / "plan.json";
+  auto prepared = bench(dir / "locks", {"prepare", "--testlist", list.string(), "--backend", "cpu", "-o", plan.string()});
+  REQUIRE_MESSAGE(prepared.code == 0, prepared.err);
+  CHECK(prepared.out.find("3 cases (1 planned, 2 errors)") != std::string::npos);
+  auto ran = bench(dir / "locks", {"run", plan.string(), "--out-dir", (dir / "out").string(), "-q"});
+  CHECK(ran.code == 1);
+  std::map<std::string, json> rows = rows_by_id(read_json(dir / "out/result.json"));
+  CHECK(rows["mixed#0"]["status"] == "ok");
+  CHECK(rows["mixed#1"]["status"] == "error");
+  CHECK(rows["mixed#1"]["reason"] == list.string() + ":3: entry 1: args.m must be a positive integer, got 0");
+  CHECK(rows["mixed#1"]["samples_us"].is_null());
+  CHECK(rows["mixed#2"]["reason"].get<std::string>().find(":4: entry 2: args.a.dtype: dtype 'fp8_e4m3' is not supported") !=
+        std::string::npos);
+
+  // A dtype the chosen backend cannot run is an error row too (the hang backend runs fp32 only).
+  fs::path bf16 = write_testlist(dir, "bf16.json", {gemm_entry(8, 8, 8, "bf16")});
+  auto hang_plan = bench(dir / "locks", {"prepare", "--testlist", bf16.string(), "--backend", "hang", "-o", (dir / "h.json").string(), "--json"},
+                         {"--plugin-path", hang_plugins().string()});
+  REQUIRE(hang_plan.code == 0);
+  CHECK(json::parse(hang_plan.out)["cases"][0]["reason"] == "backend hang: hang backend: fp32 only");
+
+  pbtest::write_file(dir / "broken.json", "[\n  {\"type\": \"gemm\",, }\n]\n");
+  auto broken = bench(dir / "locks", {"prepare", "--testlist", (dir / "broken.json").string(), "--backend", "cpu", "-o", (dir / "x.json").string()});
+  CHECK(broken.code == 3);
+  CHECK(broken.err.find((dir / "broken.json").string() + ":2: not valid JSON") != std::string::npos);
+
+  auto unknown = bench(dir / "locks", {"prepare", "--testlist", list.string(), "--backend", "tpu", "-o", (dir / "y.json").string()});
+  CHECK(unknown.code == 3);
+  CHECK(unknown.err.find("no timing backend 'tpu'") != std::string::npos);
+  CHECK(unknown.err.find("perfbound.timing_cpu") != std::string::npos);
+
+  json edited = read_json(plan);
+  edited["cases"][0]["op"]["m"] = 9;
+  pbtest::write_file(dir / "edited.json", edited.dump());
+  auto tampered = bench(dir / "locks", {"run", (dir / "edited.json").string(), "--out-dir", (dir / "edited").string()});
+  CHECK(tampered.code == 3);
+  CHECK(tampered.err.find("does not match its plan_sha256; it was edited after perfbound bench prepare") != std::string::npos);
+}
+
+TEST_CASE("the CUDA backend builds and plans; without a GPU a run is an infrastructure error") {
+  if (!PB_TIMING_CUDA_BUILT) {
+    MESSAGE("SKIPPED: the CUDA timing backend was not built (no CUDA toolkit at configure time)");
+    return;
+  }
+  pbtest::TempDir dir;
+  fs::path list = write_testlist(dir, "cuda.json", {gemm_entry(64, 64, 64, "bf16"),
+                                                    R"({"type": "gemm", "args": {"m": 8, "n": 8, "k": 8, "a": {"dtype": "fp32"}, "b": {"dtype": "bf16"}, "out": "fp32"}, "sources": [], "name": []})"});
+  fs::path plan = dir / "plan.json";
+  auto prepared = bench(dir / "locks", {"prepare", "--testlist", list.string(), "--backend", "cuda", "-o", plan.string()});
+  REQUIRE_MESSAGE(prepared.code == 0, prepared.err);
+  json plan_doc = read_json(plan);
+  CHECK(plan_doc["cases"][0]["status"] == "planned");
+  CHECK(plan_doc["cases"][1]["reason"] == "backend cuda: cuda backend: cublasGemmEx needs A and B of the same dtype");
+  auto ran = bench(dir / "locks", {"run", plan.string(), "--out-dir", (dir / "out").string(), "-q"});
+  if (ran.code == 5 && ran.err.find("no usable device") != std::string::npos) {
+    MESSAGE("SKIPPED: no CUDA device here, the CUDA backend was built but not run: " << ran.err);
+    CHECK_FALSE(fs::exists(dir / "out/journal.jsonl"));
+    return;
+  }
+  CHECK_MESSAGE(ran.code == 1, ran.err);  // the mixed-dtype case is an error row
+  CHECK(rows_by_id(read_json(dir / "out/result.json"))["cuda#0"]["status"] == "ok");
+}
+
+TEST_CASE("the ACL backend is offered only where it was built") {
+  if (PB_TIMING_ACL_BUILT) {
+    MESSAGE("the ACL backend was built; its runs need an NPU and are not part of this suite");
+    return;
+  }
+  pbtest::TempDir dir;
+  fs::path list = write_testlist(dir, "tiny.json", {gemm_entry(8, 8, 8)});
+  auto refused = bench(dir / "locks", {"prepare", "--testlist", list.string(), "--backend", "acl", "-o", (dir / "p.json").string()});
+  CHECK(refused.code == 3);
+  CHECK(refused.err.find("no timing backend 'acl'") != std::string::npos);
+}
+
+TEST_CASE("perfbound plugin check finds no violation in the bench plugin and the backends") {
+  std::vector<fs::path> libraries = {builtin_plugins() / "libperfbound_bench.so", builtin_plugins() / "libperfbound_timing_cpu.so",
+                                     hang_plugins() / "libpbtest_timing_hang.so"};
+  if (PB_TIMING_CUDA_BUILT) libraries.push_back(builtin_plugins() / "libperfbound_timing_cuda.so");
+  for (const fs::path &library : libraries) {
+    auto checked = pbtest::run_cli({"plugin", "check", library.string()});
+    CHECK_MESSAGE(checked.code == 0, library.string() << "\n" << checked.out << checked.err);
+  }
+  auto listed = pbtest::run_cli({"bench", "backends", "--json"});
+  REQUIRE(listed.code == 0);
+  json backends = json::parse(listed.out);
+  bool cpu_usable = false;
+  for (const json &entry : backends)
+    if (entry["plugin"] == "perfbound.timing_cpu") cpu_usable = entry["usable"].get<bool>();
+  CHECK(cpu_usable);
+}
