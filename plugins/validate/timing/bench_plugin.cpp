@@ -302,7 +302,4 @@ pb::sdk::PluginSpec describe() {
 
 }  // namespace
 
-// Declared first so -Wmissing-declarations stays quiet about the entry point.
-extern "C" PB_EXPORT pb_status perfbound_plugin_negotiate(const pb_negotiate_request *request,
-                                                          pb_negotiate_response *response);
 PB_PLUGIN_ENTRY(describe)

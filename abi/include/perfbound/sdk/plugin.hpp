@@ -716,6 +716,8 @@ inline pb_status negotiate(const pb_negotiate_request *request, pb_negotiate_res
 /// `pb::sdk::PluginSpec describe()`; it is called once, on first negotiation.
 #define PB_PLUGIN_ENTRY(describe)                                                                 \
   extern "C" PB_EXPORT pb_status perfbound_plugin_negotiate(const pb_negotiate_request *request,  \
+                                                            pb_negotiate_response *response);     \
+  extern "C" PB_EXPORT pb_status perfbound_plugin_negotiate(const pb_negotiate_request *request,  \
                                                             pb_negotiate_response *response) {    \
     return ::pb::sdk::detail::negotiate(request, response, &(describe));                          \
   }
