@@ -72,8 +72,9 @@ using perfbound::tt::DotOp;
 ParseResult parseInputPrecision(OpAsmParser &parser, IntegerAttr &attr) {
   if (failed(parser.parseOptionalComma())) return success();
   StringRef keyword;
+  if (parser.parseKeyword("inputPrecision") || parser.parseEqual()) return failure();
   SMLoc at = parser.getCurrentLocation();
-  if (parser.parseKeyword("inputPrecision") || parser.parseEqual() || parser.parseKeyword(&keyword)) return failure();
+  if (parser.parseKeyword(&keyword)) return failure();
   int value = llvm::StringSwitch<int>(keyword)
                   .Case("tf32", 0)
                   .Case("tf32x3", 1)

@@ -536,7 +536,21 @@ ExprId ExprPool::first_opaque(ExprId e) const {
 
 std::string ExprPool::to_string(ExprId e, const ExprNamer &namer) const {
   if (e == kNoExpr) return "?";
-  return poly_to_string(to_poly(e), namer);
+  std::string text = poly_to_string(to_poly(e), namer);
+  // Drop parentheses that enclose the whole text: "(K + 15) / 16", not "((K + 15) / 16)".
+  if (text.size() >= 2 && text.front() == '(' && text.back() == ')') {
+    int depth = 0;
+    bool outer = true;
+    for (size_t idx = 0; idx + 1 < text.size(); ++idx) {
+      depth += text[idx] == '(' ? 1 : text[idx] == ')' ? -1 : 0;
+      if (depth == 0) {
+        outer = false;
+        break;
+      }
+    }
+    if (outer) text = text.substr(1, text.size() - 2);
+  }
+  return text;
 }
 
 std::string ExprPool::poly_to_string(const Poly &poly, const ExprNamer &namer) const {

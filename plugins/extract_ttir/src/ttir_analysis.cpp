@@ -1372,13 +1372,24 @@ void FunctionAnalyser::collect_tiles(tt::FuncOp func) {
   auto consider = [&](Value v, Operation *def_op, const SourceLoc &loc) {
     Type t = v.getType();
     if (!is_tensor(t) || is_pointer_like(t) || address_only(v)) return;
-    // A value used only as the `other` of loads fills the load's own buffer.
-    bool only_other = !v.use_empty();
+    // A value used only as the `other` of loads fills the load's own buffer;
+    // a splat constant used only to initialise accumulators (loop-carried
+    // values, a dot's accumulator) or as `other` fills those buffers.
+    bool splat_constant = false;
+    if (auto cst = llvm::dyn_cast_or_null<mlir::arith::ConstantOp>(def_op))
+      if (auto dense = llvm::dyn_cast<mlir::DenseElementsAttr>(cst.getValue())) splat_constant = dense.isSplat();
+    bool fill = !v.use_empty();
     for (mlir::OpOperand &use : v.getUses()) {
-      auto load = llvm::dyn_cast<tt::LoadOp>(use.getOwner());
-      only_other = only_other && load && load.getOther() == v && use.getOperandNumber() == 2;
+      Operation *user = use.getOwner();
+      auto load = llvm::dyn_cast<tt::LoadOp>(user);
+      bool as_other = load && load.getOther() == v && use.getOperandNumber() == 2;
+      bool as_init = false;
+      if (auto for_op = llvm::dyn_cast<mlir::scf::ForOp>(user))
+        as_init = use.getOperandNumber() >= for_op.getNumControlOperands();
+      bool as_acc = is_cube_op(user) && use.getOperandNumber() == 2;
+      fill = fill && (as_other || (splat_constant && (as_init || as_acc)));
     }
-    if (only_other) return;
+    if (fill) return;
     if (tile_of_.count(v) != 0) return;
     Tile tile;
     tile.id = static_cast<int>(model_.tiles.size());
@@ -1451,22 +1462,30 @@ void FunctionAnalyser::liveness_block(mlir::Block &block, const std::vector<int>
     size_t p = position[&op];
     std::vector<int> live = outer;
     std::vector<int> into_regions = outer;
-    // The cube accumulates in place: a dot's accumulator that dies at the dot
-    // shares the result's L0C buffer.
-    int in_place = -1;
-    if (is_cube_op(&op) && op.getNumOperands() > 2) {
-      auto it = tile_of_.find(op.getOperand(2));
-      if (it != tile_of_.end()) in_place = it->second;
-    }
+    // Values that die here and become a result share its buffer: the
+    // accumulator of a dot (the cube accumulates in place) and the initial
+    // values of a loop's carried tiles.
+    std::vector<int> in_place;
+    auto share = [&](Value v) {
+      auto it = tile_of_.find(v);
+      if (it != tile_of_.end()) in_place.push_back(it->second);
+    };
+    if (is_cube_op(&op) && op.getNumOperands() > 2) share(op.getOperand(2));
+    if (auto for_op = llvm::dyn_cast<mlir::scf::ForOp>(op))
+      for (Value init : for_op.getInitArgs()) share(init);
     for (const auto &[tile, u] : uses) {
-      if (tile == in_place && u.last == p) continue;
+      bool nested_here = std::find(u.nested.begin(), u.nested.end(), p) != u.nested.end();
+      if (u.last == p && std::find(in_place.begin(), in_place.end(), tile) != in_place.end() &&
+          u.def < static_cast<long>(p)) {
+        if (nested_here) into_regions.push_back(tile);  // still read inside the loop
+        continue;
+      }
       if (u.def == static_cast<long>(p)) {
         live.push_back(tile);  // a result of this op
         continue;
       }
       if (u.def > static_cast<long>(p)) continue;
       if (u.last >= p) live.push_back(tile);
-      bool nested_here = std::find(u.nested.begin(), u.nested.end(), p) != u.nested.end();
       if (u.last > p || nested_here) into_regions.push_back(tile);
     }
     push_point(live, &op);
@@ -1522,6 +1541,48 @@ ExprNamer KernelModel::namer() const {
   return n;
 }
 
+namespace {
+
+/// Triton >= 3.2 prints `llvm.intr.assume %c : i1` (the custom form of LLVM
+/// 20+); MLIR 19's LLVM dialect reads only the generic form, so that one line
+/// is rewritten to `"llvm.intr.assume"(%c) : (i1) -> ()`, keeping its
+/// indentation and trailing location. Any other spelling is left for MLIR to
+/// diagnose.
+void append_assume_generic(std::string &out, std::string_view line) {
+  size_t op = line.find("llvm.intr.assume");
+  size_t pos = op + 16;
+  auto skip_space = [&]() {
+    while (pos < line.size() && (line[pos] == ' ' || line[pos] == '\t')) ++pos;
+  };
+  skip_space();
+  size_t value_start = pos;
+  if (pos >= line.size() || line[pos] != '%') {
+    out.append(line.data(), line.size());
+    return;
+  }
+  while (pos < line.size() && line[pos] != ' ' && line[pos] != '\t' && line[pos] != ':') ++pos;
+  std::string_view value = line.substr(value_start, pos - value_start);
+  skip_space();
+  if (line.substr(pos, 1) != ":") {
+    out.append(line.data(), line.size());
+    return;
+  }
+  ++pos;
+  skip_space();
+  if (line.substr(pos, 2) != "i1" || (pos + 2 < line.size() && line[pos + 2] != ' ' && line[pos + 2] != '\r')) {
+    out.append(line.data(), line.size());
+    return;
+  }
+  pos += 2;
+  out.append(line.data(), op);
+  out += "\"llvm.intr.assume\"(";
+  out.append(value.data(), value.size());
+  out += ") : (i1) -> ()";
+  out.append(line.data() + pos, line.size() - pos);
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, int>> split_sections(std::string_view text) {
   std::vector<std::pair<std::string, int>> sections;
   std::string current;
@@ -1546,7 +1607,10 @@ std::vector<std::pair<std::string, int>> split_sections(std::string_view text) {
       current_first = line + 1;
     } else {
       if (!trimmed.empty() && trimmed.substr(0, 2) != "//") has_code = true;
-      current.append(l.data(), l.size());
+      if (trimmed.substr(0, 16) == "llvm.intr.assume")
+        append_assume_generic(current, l);
+      else
+        current.append(l.data(), l.size());
       current.push_back('\n');
     }
     if (end == text.size()) break;
