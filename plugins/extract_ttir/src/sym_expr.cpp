@@ -210,10 +210,11 @@ ExprId ExprPool::placeholder(std::uint32_t dims) {
   return id;
 }
 
-ExprId ExprPool::opaque(std::string reason, int line) {
+ExprId ExprPool::opaque(std::string reason, int line, std::uint32_t dims) {
   ExprNode n;
   n.op = ExprOp::Opaque;
   n.value = static_cast<std::int64_t>(opaques_.size());
+  n.dims = dims;
   opaques_.push_back({std::move(reason), line});
   auto id = static_cast<ExprId>(nodes_.size());
   nodes_.push_back(n);

@@ -87,7 +87,9 @@ class ExprPool {
   /// A loop-carried value to be bound later; `dims` lists the tensor
   /// dimensions the bound value may use.
   ExprId placeholder(std::uint32_t dims);
-  ExprId opaque(std::string reason, int line);
+  /// An unknown value; `dims` marks the tensor dimensions it varies along
+  /// (a loaded tensor of indices varies along all of them).
+  ExprId opaque(std::string reason, int line, std::uint32_t dims = 0);
 
   // Operations (constant-folded, simplified and hash-consed).
   ExprId binary(ExprOp op, ExprId a, ExprId b);

@@ -305,12 +305,12 @@ void FunctionAnalyser::set_unknown(Value v, const std::string &reason, Operation
   VInfo i;
   if (is_integer_like(type)) {
     i.kind = VKind::Int;
-    i.expr = pool_.opaque(reason, op != nullptr ? line_of(op) : 0);
+    i.expr = pool_.opaque(reason, op != nullptr ? line_of(op) : 0, dims_mask(type));
   } else if (llvm::isa<tt::PointerType>(element_of(type)) &&
              !llvm::isa<mlir::RankedTensorType>(llvm::cast<tt::PointerType>(element_of(type)).getPointeeType())) {
     i.kind = VKind::Ptr;
     i.base = -1;
-    i.expr = pool_.opaque(reason, op != nullptr ? line_of(op) : 0);
+    i.expr = pool_.opaque(reason, op != nullptr ? line_of(op) : 0, dims_mask(type));
   }
   set(v, i);
 }
