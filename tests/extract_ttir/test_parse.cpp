@@ -242,3 +242,31 @@ TEST_CASE("pre-3.0 TTIR is refused with a message that says so and names the lin
   // MLIR's own diagnostic follows, at the first construct it cannot read.
   CHECK(m.error().message.find(path.string() + ":23:49: error: expected '->'") != std::string::npos);
 }
+
+TEST_CASE("truncated and corrupted files give a diagnostic or a model, never a crash") {
+  PBTEST_REQUIRE_SHARED();
+  const fs::path dir = pbtest::shared_dir() / "data" / "ttir";
+  size_t attempts = 0;
+  size_t errors = 0;
+  for (const fs::directory_entry &entry : fs::directory_iterator(dir)) {
+    if (!entry.is_regular_file() || entry.path().extension() == ".md") continue;
+    const std::string text = pbtest::read_file(entry.path());
+    // 40 cuts through each file, and the same cuts with a byte flipped.
+    for (size_t cut = 1; cut <= 40; ++cut) {
+      std::string head = text.substr(0, text.size() * cut / 41);
+      for (int flip = 0; flip < 2; ++flip) {
+        std::string probe = head;
+        if (flip == 1 && !probe.empty()) probe[probe.size() / 2] ^= 0x5a;
+        auto m = analyse_ttir(probe, "cut.ttir");
+        ++attempts;
+        if (!m) {
+          ++errors;
+          // Every failure is a located diagnostic.
+          CHECK(m.error().message.find("cut.ttir:") != std::string::npos);
+        }
+      }
+    }
+  }
+  CHECK(attempts >= 14 * 80);
+  CHECK(errors > attempts / 2);  // most cuts break a module
+}

@@ -620,7 +620,9 @@ void FunctionAnalyser::visit_shape(Operation *op, llvm::StringRef name) {
     for (Value v : range_op.getShape()) b.shape.push_back(int_expr(v));
     for (Value v : range_op.getStrides()) b.strides.push_back(int_expr(v));
     for (Value v : range_op.getOffsets()) b.offsets.push_back(int_expr(v));
-    auto pointee = llvm::cast<mlir::RankedTensorType>(llvm::cast<tt::PointerType>(type).getPointeeType());
+    auto block_type = llvm::dyn_cast<tt::PointerType>(type);
+    auto pointee = block_type ? llvm::dyn_cast<mlir::RankedTensorType>(block_type.getPointeeType()) : nullptr;
+    if (!pointee) return set_unknown(result, "a block pointer without a tensor block type", op);
     b.block = shape_of(pointee);
     b.element = pointee.getElementType();
     VInfo v;
@@ -671,8 +673,11 @@ void FunctionAnalyser::visit_shape(Operation *op, llvm::StringRef name) {
   if (auto bc = llvm::dyn_cast<tt::BitcastOp>(op)) {
     if (s.kind == VKind::Ptr) {
       // Pointer bitcasts rescale the element offset (i1 -> i8 keeps it).
-      int from = std::max(8, bits_of(llvm::cast<tt::PointerType>(element_of(src.getType())).getPointeeType()));
-      int to = std::max(8, bits_of(llvm::cast<tt::PointerType>(element_of(type)).getPointeeType()));
+      auto from_ptr = llvm::dyn_cast<tt::PointerType>(element_of(src.getType()));
+      auto to_ptr = llvm::dyn_cast<tt::PointerType>(element_of(type));
+      if (!from_ptr || !to_ptr) return set_unknown(result, "a bitcast between pointer and non-pointer types", op);
+      int from = std::max(8, bits_of(from_ptr.getPointeeType()));
+      int to = std::max(8, bits_of(to_ptr.getPointeeType()));
       if (from == to) return set(result, s);
       if (from % to == 0) {
         s.expr = pool_.mul(s.expr, pool_.constant(from / to));

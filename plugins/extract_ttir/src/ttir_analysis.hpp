@@ -46,7 +46,9 @@ Expected<TtirModule> analyse_ttir(std::string_view text, const std::string &orig
 /// The sections of a text split at lines starting with `// -----` (lit
 /// `--split-input-file` markers and MLIR IR-dump headers). Each section is
 /// padded with the newlines that precede it, so line numbers stay those of
-/// the whole file. Sections without code are dropped.
+/// the whole file. Sections without code are dropped. A line
+/// `llvm.intr.assume %c : i1` (LLVM 20+ syntax, printed by Triton >= 3.2) is
+/// given in MLIR 19's generic form; nothing else is changed.
 std::vector<std::pair<std::string, int>> split_sections(std::string_view text);
 
 }  // namespace perfbound::ttir
