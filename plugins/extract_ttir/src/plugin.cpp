@@ -90,23 +90,19 @@ pb::sdk::PluginSpec describe() {
        pb::sdk::param("row_budget", 4000000, "contiguous runs enumerated to measure unique bytes"),
        pb::sdk::param("program_budget", 1048576, "programs enumerated when work depends on the program id")}));
   spec.render = render;
-  spec.examples.push_back({"dsl_facts", "vector add, BLOCK_SIZE 2048, 16M f32 elements", std::nullopt,
-                           {{"ttir", kTtirTextSchema, kVectorAddTtir, PB_ENCODING_TEXT},
-                            {"launch", kLaunchSchema,
-                             R"({"schema":"perfbound.launch/1","grid":[8192,1,1],"args":{"n_elements":16777216}})"},
-                            {"profile", kProfileSchema, kExampleProfile}},
-                           PB_OK});
-  spec.examples.push_back({"dsl_facts", "TTIR with an unknown grid axis", std::nullopt,
-                           {{"ttir", kTtirTextSchema, kMalformedTtir, PB_ENCODING_TEXT},
-                            {"launch", kLaunchSchema, R"({"schema":"perfbound.launch/1","grid":[1]})"},
-                            {"profile", kProfileSchema, kExampleProfile}},
-                           PB_ERR_INVALID_INPUT});
-  spec.examples.push_back({"dsl_facts", "a launch argument the kernel does not have", std::nullopt,
-                           {{"ttir", kTtirTextSchema, kVectorAddTtir, PB_ENCODING_TEXT},
-                            {"launch", kLaunchSchema,
-                             R"({"schema":"perfbound.launch/1","grid":[8192],"args":{"n_elemnts":16777216}})"},
-                            {"profile", kProfileSchema, kExampleProfile}},
-                           PB_ERR_INVALID_INPUT});
+  auto example = [&spec](const char *title, const char *ttir, const char *launch, pb_status expected) {
+    spec.examples.push_back({"dsl_facts", title, std::nullopt,
+                             {{"ttir", kTtirTextSchema, ttir, PB_ENCODING_TEXT},
+                              {"launch", kLaunchSchema, launch},
+                              {"profile", kProfileSchema, kExampleProfile}},
+                             expected});
+  };
+  example("vector add, BLOCK_SIZE 2048, 16M f32 elements", kVectorAddTtir,
+          R"({"schema":"perfbound.launch/1","grid":[8192,1,1],"args":{"n_elements":16777216}})", PB_OK);
+  example("TTIR with an unknown grid axis", kMalformedTtir, R"({"schema":"perfbound.launch/1","grid":[1]})",
+          PB_ERR_INVALID_INPUT);
+  example("a launch argument the kernel does not have", kVectorAddTtir,
+          R"({"schema":"perfbound.launch/1","grid":[8192],"args":{"n_elemnts":16777216}})", PB_ERR_INVALID_INPUT);
   return spec;
 }
 

@@ -325,8 +325,13 @@ ExprId ExprPool::binary(ExprOp op, ExprId a, ExprId b) {
     default:
       break;
   }
+  return intern_binary(op, 0, a, b);
+}
+
+ExprId ExprPool::intern_binary(ExprOp op, std::int64_t value, ExprId a, ExprId b) {
   ExprNode n;
   n.op = op;
+  n.value = value;
   n.a = a;
   n.b = b;
   n.dims = node(a).dims | node(b).dims;
@@ -337,13 +342,7 @@ ExprId ExprPool::cmp(CmpPred pred, ExprId a, ExprId b) {
   std::int64_t va = 0;
   std::int64_t vb = 0;
   if (is_const(a, &va) && is_const(b, &vb)) return constant(compare(pred, va, vb) ? 1 : 0);
-  ExprNode n;
-  n.op = ExprOp::Cmp;
-  n.value = static_cast<std::int64_t>(pred);
-  n.a = a;
-  n.b = b;
-  n.dims = node(a).dims | node(b).dims;
-  return intern(n);
+  return intern_binary(ExprOp::Cmp, static_cast<std::int64_t>(pred), a, b);
 }
 
 ExprId ExprPool::select(ExprId cond, ExprId if_true, ExprId if_false) {

@@ -138,6 +138,7 @@ class ExprPool {
  private:
   ExprId leaf(ExprOp op, std::int64_t value);
   ExprId intern(const ExprNode &n);
+  ExprId intern_binary(ExprOp op, std::int64_t value, ExprId a, ExprId b);
   ExprId fold(ExprOp op, std::int64_t a, std::int64_t b);
 
   struct KeyHash {

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "tt_dialect.hpp"
 
@@ -230,6 +231,12 @@ class FunctionAnalyser {
   void visit_dot(Operation *op);
   void visit_reduce_like(Operation *op, OpClass cls);
 
+  // Block pointers and descriptors are records; values refer to them.
+  VInfo add_block_ptr(BlockPtrInfo b);
+  VInfo add_desc(DescInfo d);
+  /// The kernel argument and element offset a pointer operand comes from.
+  std::pair<int, ExprId> base_of(Value ptr, Operation *op);
+
   // Records.
   void add_compute(Operation *op, OpClass cls, const std::string &dtype, std::int64_t elements, double flop,
                    std::string detail = "");
@@ -368,9 +375,7 @@ void FunctionAnalyser::run(tt::FuncOp func) {
         d.strides.push_back(expanded ? pool_.arg(static_cast<int>(idx + 1 + rank + r))
                                      : pool_.opaque("strides of a tensor-descriptor argument", 0));
       }
-      vi.kind = VKind::Desc;
-      vi.index = static_cast<int>(descs_.size());
-      descs_.push_back(std::move(d));
+      vi = add_desc(std::move(d));
     } else if (type.isIntOrIndex()) {
       ka.kind = ArgKind::Scalar;
       ka.element_type = type_text(type);
@@ -614,9 +619,7 @@ void FunctionAnalyser::visit_shape(Operation *op, llvm::StringRef name) {
   Type type = result.getType();
   if (auto range_op = llvm::dyn_cast<tt::MakeTensorPtrOp>(op)) {
     BlockPtrInfo b;
-    VInfo base = info(range_op.getBase());
-    b.base = base.kind == VKind::Ptr ? base.base : -1;
-    b.base_offset = base.kind == VKind::Ptr ? base.expr : pool_.opaque("unknown base pointer", line_of(op));
+    std::tie(b.base, b.base_offset) = base_of(range_op.getBase(), op);
     for (Value v : range_op.getShape()) b.shape.push_back(int_expr(v));
     for (Value v : range_op.getStrides()) b.strides.push_back(int_expr(v));
     for (Value v : range_op.getOffsets()) b.offsets.push_back(int_expr(v));
@@ -625,11 +628,7 @@ void FunctionAnalyser::visit_shape(Operation *op, llvm::StringRef name) {
     if (!pointee) return set_unknown(result, "a block pointer without a tensor block type", op);
     b.block = shape_of(pointee);
     b.element = pointee.getElementType();
-    VInfo v;
-    v.kind = VKind::BlockPtr;
-    v.index = static_cast<int>(block_ptrs_.size());
-    block_ptrs_.push_back(std::move(b));
-    return set(result, v);
+    return set(result, add_block_ptr(std::move(b)));
   }
   if (auto adv = llvm::dyn_cast<tt::AdvanceOp>(op)) {
     VInfo src = info(adv.getPtr());
@@ -638,27 +637,17 @@ void FunctionAnalyser::visit_shape(Operation *op, llvm::StringRef name) {
     auto deltas = adv.getOffsets();
     for (size_t d = 0; d < b.offsets.size() && d < deltas.size(); ++d)
       b.offsets[d] = pool_.add(b.offsets[d], int_expr(deltas[d]));
-    VInfo v;
-    v.kind = VKind::BlockPtr;
-    v.index = static_cast<int>(block_ptrs_.size());
-    block_ptrs_.push_back(std::move(b));
-    return set(result, v);
+    return set(result, add_block_ptr(std::move(b)));
   }
   if (auto mk = llvm::dyn_cast<tt::MakeTensorDescOp>(op)) {
     DescInfo d;
-    VInfo base = info(mk.getBase());
-    d.base = base.kind == VKind::Ptr ? base.base : -1;
-    d.base_offset = base.kind == VKind::Ptr ? base.expr : pool_.opaque("unknown base pointer", line_of(op));
+    std::tie(d.base, d.base_offset) = base_of(mk.getBase(), op);
     for (Value v : mk.getShape()) d.shape.push_back(int_expr(v));
     for (Value v : mk.getStrides()) d.strides.push_back(int_expr(v));
     auto block = mk.getResult().getType().getBlockType();
     d.block = shape_of(block);
     d.element = block.getElementType();
-    VInfo v;
-    v.kind = VKind::Desc;
-    v.index = static_cast<int>(descs_.size());
-    descs_.push_back(std::move(d));
-    return set(result, v);
+    return set(result, add_desc(std::move(d)));
   }
   if (auto addptr = llvm::dyn_cast<tt::AddPtrOp>(op)) {
     VInfo p = info(addptr.getPtr());
@@ -749,6 +738,28 @@ void FunctionAnalyser::visit_shape(Operation *op, llvm::StringRef name) {
   return set_int(result, e);
 }
 
+VInfo FunctionAnalyser::add_block_ptr(BlockPtrInfo b) {
+  VInfo v;
+  v.kind = VKind::BlockPtr;
+  v.index = static_cast<int>(block_ptrs_.size());
+  block_ptrs_.push_back(std::move(b));
+  return v;
+}
+
+VInfo FunctionAnalyser::add_desc(DescInfo d) {
+  VInfo v;
+  v.kind = VKind::Desc;
+  v.index = static_cast<int>(descs_.size());
+  descs_.push_back(std::move(d));
+  return v;
+}
+
+std::pair<int, ExprId> FunctionAnalyser::base_of(Value ptr, Operation *op) {
+  VInfo base = info(ptr);
+  if (base.kind == VKind::Ptr) return {base.base, base.expr};
+  return {-1, pool_.opaque("unknown base pointer", line_of(op))};
+}
+
 //===----------------------------------------------------------------------===//
 // Loops and conditionals
 //===----------------------------------------------------------------------===//
@@ -799,11 +810,7 @@ void FunctionAnalyser::visit_for(mlir::scf::ForOp op) {
         c.placeholders.push_back(p);
         off = p;
       }
-      VInfo v;
-      v.kind = VKind::BlockPtr;
-      v.index = static_cast<int>(block_ptrs_.size());
-      block_ptrs_.push_back(std::move(b));
-      set(arg, v);
+      set(arg, add_block_ptr(std::move(b)));
     } else {
       set(arg, init.kind == VKind::Desc ? init : VInfo{});  // descriptors are immutable
     }
@@ -894,11 +901,7 @@ void FunctionAnalyser::visit_for(mlir::scf::ForOp op) {
                                              : pool_.opaque("the final offset of a loop-carried block pointer",
                                                             loop.loc.line);
       }
-      VInfo v;
-      v.kind = VKind::BlockPtr;
-      v.index = static_cast<int>(block_ptrs_.size());
-      block_ptrs_.push_back(std::move(b));
-      set(res, v);
+      set(res, add_block_ptr(std::move(b)));
     } else {
       set(res, c.init.kind == VKind::Desc ? c.init : VInfo{});
     }
