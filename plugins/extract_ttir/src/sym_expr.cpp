@@ -1,0 +1,1090 @@
+//===- sym_expr.cpp - symbolic integer expressions over a Triton program --===//
+#include "sym_expr.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+
+namespace perfbound::ttir {
+
+namespace {
+
+bool is_leaf(ExprOp op) { return op <= ExprOp::Opaque; }
+
+bool is_commutative(ExprOp op) {
+  switch (op) {
+    case ExprOp::Add:
+    case ExprOp::Mul:
+    case ExprOp::MinS:
+    case ExprOp::MaxS:
+    case ExprOp::MinU:
+    case ExprOp::MaxU:
+    case ExprOp::And:
+    case ExprOp::Or:
+    case ExprOp::Xor:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool compare(CmpPred pred, std::int64_t a, std::int64_t b) {
+  auto ua = static_cast<std::uint64_t>(a);
+  auto ub = static_cast<std::uint64_t>(b);
+  switch (pred) {
+    case CmpPred::Eq: return a == b;
+    case CmpPred::Ne: return a != b;
+    case CmpPred::Slt: return a < b;
+    case CmpPred::Sle: return a <= b;
+    case CmpPred::Sgt: return a > b;
+    case CmpPred::Sge: return a >= b;
+    case CmpPred::Ult: return ua < ub;
+    case CmpPred::Ule: return ua <= ub;
+    case CmpPred::Ugt: return ua > ub;
+    case CmpPred::Uge: return ua >= ub;
+  }
+  return false;
+}
+
+CmpPred inverse(CmpPred pred) {
+  switch (pred) {
+    case CmpPred::Eq: return CmpPred::Ne;
+    case CmpPred::Ne: return CmpPred::Eq;
+    case CmpPred::Slt: return CmpPred::Sge;
+    case CmpPred::Sle: return CmpPred::Sgt;
+    case CmpPred::Sgt: return CmpPred::Sle;
+    case CmpPred::Sge: return CmpPred::Slt;
+    case CmpPred::Ult: return CmpPred::Uge;
+    case CmpPred::Ule: return CmpPred::Ugt;
+    case CmpPred::Ugt: return CmpPred::Ule;
+    case CmpPred::Uge: return CmpPred::Ult;
+  }
+  return pred;
+}
+
+const char *pred_text(CmpPred pred) {
+  switch (pred) {
+    case CmpPred::Eq: return "==";
+    case CmpPred::Ne: return "!=";
+    case CmpPred::Slt: return "<";
+    case CmpPred::Sle: return "<=";
+    case CmpPred::Sgt: return ">";
+    case CmpPred::Sge: return ">=";
+    case CmpPred::Ult: return "<u";
+    case CmpPred::Ule: return "<=u";
+    case CmpPred::Ugt: return ">u";
+    case CmpPred::Uge: return ">=u";
+  }
+  return "?";
+}
+
+/// Numeric value of `op` on two integers; nullopt for division by zero or a
+/// shift out of range.
+std::optional<std::int64_t> apply(ExprOp op, std::int64_t a, std::int64_t b) {
+  auto ua = static_cast<std::uint64_t>(a);
+  auto ub = static_cast<std::uint64_t>(b);
+  switch (op) {
+    case ExprOp::Add: return static_cast<std::int64_t>(ua + ub);
+    case ExprOp::Sub: return static_cast<std::int64_t>(ua - ub);
+    case ExprOp::Mul: return static_cast<std::int64_t>(ua * ub);
+    case ExprOp::DivS:
+      if (b == 0 || (a == std::numeric_limits<std::int64_t>::min() && b == -1)) return std::nullopt;
+      return a / b;
+    case ExprOp::DivU:
+      if (b == 0) return std::nullopt;
+      return static_cast<std::int64_t>(ua / ub);
+    case ExprOp::FloorDivS:
+      if (b == 0) return std::nullopt;
+      return floor_div(a, b);
+    case ExprOp::CeilDivS:
+      if (b == 0) return std::nullopt;
+      return ceil_div(a, b);
+    case ExprOp::CeilDivU:
+      if (b == 0) return std::nullopt;
+      return static_cast<std::int64_t>(ua / ub + (ua % ub != 0 ? 1 : 0));
+    case ExprOp::RemS:
+      if (b == 0 || b == -1) return b == -1 ? std::optional<std::int64_t>(0) : std::nullopt;
+      return a % b;
+    case ExprOp::RemU:
+      if (b == 0) return std::nullopt;
+      return static_cast<std::int64_t>(ua % ub);
+    case ExprOp::MinS: return std::min(a, b);
+    case ExprOp::MaxS: return std::max(a, b);
+    case ExprOp::MinU: return static_cast<std::int64_t>(std::min(ua, ub));
+    case ExprOp::MaxU: return static_cast<std::int64_t>(std::max(ua, ub));
+    case ExprOp::And: return a & b;
+    case ExprOp::Or: return a | b;
+    case ExprOp::Xor: return a ^ b;
+    case ExprOp::Shl:
+      if (b < 0 || b > 63) return std::nullopt;
+      return static_cast<std::int64_t>(ua << b);
+    case ExprOp::ShrS:
+      if (b < 0 || b > 63) return std::nullopt;
+      return a >> b;
+    case ExprOp::ShrU:
+      if (b < 0 || b > 63) return std::nullopt;
+      return static_cast<std::int64_t>(ua >> b);
+    default:
+      return std::nullopt;
+  }
+}
+
+void poly_add(Poly &into, const Poly &other, std::int64_t scale) {
+  for (const auto &[mono, coeff] : other) {
+    std::int64_t &slot = into[mono];
+    slot += coeff * scale;
+    if (slot == 0) into.erase(mono);
+  }
+}
+
+constexpr size_t kMaxPolyTerms = 64;
+
+}  // namespace
+
+std::int64_t floor_div(std::int64_t a, std::int64_t b) {
+  std::int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  std::int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) == (b < 0))) ++q;
+  return q;
+}
+
+//===----------------------------------------------------------------------===//
+// ExprPool
+//===----------------------------------------------------------------------===//
+
+size_t ExprPool::KeyHash::operator()(const ExprNode &n) const {
+  size_t h = static_cast<size_t>(n.op);
+  auto mix = [&h](std::uint64_t v) { h ^= static_cast<size_t>(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+  mix(static_cast<std::uint64_t>(n.value));
+  mix(static_cast<std::uint64_t>(static_cast<std::uint32_t>(n.a)));
+  mix(static_cast<std::uint64_t>(static_cast<std::uint32_t>(n.b)));
+  mix(static_cast<std::uint64_t>(static_cast<std::uint32_t>(n.c)));
+  return h;
+}
+
+bool ExprPool::KeyEq::operator()(const ExprNode &x, const ExprNode &y) const {
+  return x.op == y.op && x.value == y.value && x.a == y.a && x.b == y.b && x.c == y.c;
+}
+
+ExprPool::ExprPool() { nodes_.reserve(256); }
+
+ExprId ExprPool::intern(const ExprNode &n) {
+  auto it = interned_.find(n);
+  if (it != interned_.end()) return it->second;
+  auto id = static_cast<ExprId>(nodes_.size());
+  nodes_.push_back(n);
+  interned_.emplace(n, id);
+  return id;
+}
+
+ExprId ExprPool::leaf(ExprOp op, std::int64_t value) {
+  ExprNode n;
+  n.op = op;
+  n.value = value;
+  return intern(n);
+}
+
+ExprId ExprPool::constant(std::int64_t value) { return leaf(ExprOp::Const, value); }
+
+ExprId ExprPool::dim(int d) {
+  ExprNode n;
+  n.op = ExprOp::Dim;
+  n.value = d;
+  n.dims = d < 32 ? (1u << d) : 0xffffffffu;
+  return intern(n);
+}
+
+ExprId ExprPool::placeholder(std::uint32_t dims) {
+  ExprNode n;
+  n.op = ExprOp::Placeholder;
+  n.value = static_cast<std::int64_t>(bindings_.size());
+  n.dims = dims;
+  bindings_.push_back(kNoExpr);
+  auto id = static_cast<ExprId>(nodes_.size());
+  nodes_.push_back(n);
+  return id;
+}
+
+ExprId ExprPool::opaque(std::string reason, int line, std::uint32_t dims) {
+  ExprNode n;
+  n.op = ExprOp::Opaque;
+  n.value = static_cast<std::int64_t>(opaques_.size());
+  n.dims = dims;
+  opaques_.push_back({std::move(reason), line});
+  auto id = static_cast<ExprId>(nodes_.size());
+  nodes_.push_back(n);
+  return id;
+}
+
+const OpaqueInfo &ExprPool::opaque_info(ExprId e) const {
+  return opaques_[static_cast<size_t>(node(e).value)];
+}
+
+bool ExprPool::is_const(ExprId e, std::int64_t *value) const {
+  e = resolve(e);
+  if (e == kNoExpr || node(e).op != ExprOp::Const) return false;
+  if (value != nullptr) *value = node(e).value;
+  return true;
+}
+
+void ExprPool::bind(ExprId placeholder, ExprId value) {
+  const ExprNode &n = node(placeholder);
+  if (n.op != ExprOp::Placeholder) return;
+  bindings_[static_cast<size_t>(n.value)] = value;
+}
+
+bool ExprPool::is_bound(ExprId placeholder) const {
+  const ExprNode &n = node(placeholder);
+  return n.op == ExprOp::Placeholder && bindings_[static_cast<size_t>(n.value)] != kNoExpr;
+}
+
+ExprId ExprPool::resolve(ExprId e) const {
+  while (e != kNoExpr) {
+    const ExprNode &n = nodes_[static_cast<size_t>(e)];
+    if (n.op != ExprOp::Placeholder) return e;
+    ExprId bound = bindings_[static_cast<size_t>(n.value)];
+    if (bound == kNoExpr) return e;
+    e = bound;
+  }
+  return e;
+}
+
+ExprId ExprPool::fold(ExprOp op, std::int64_t a, std::int64_t b) {
+  std::optional<std::int64_t> v = apply(op, a, b);
+  if (!v) return opaque("division by zero or shift out of range in a constant expression", 0);
+  return constant(*v);
+}
+
+ExprId ExprPool::binary(ExprOp op, ExprId a, ExprId b) {
+  std::int64_t va = 0;
+  std::int64_t vb = 0;
+  bool ca = is_const(a, &va);
+  bool cb = is_const(b, &vb);
+  if (ca && cb) return fold(op, va, vb);
+  if (is_commutative(op) && (ca || (!cb && a > b))) {
+    std::swap(a, b);
+    std::swap(va, vb);
+    std::swap(ca, cb);
+  }
+  // Now, for commutative ops, a constant operand is `b`.
+  switch (op) {
+    case ExprOp::Add:
+    case ExprOp::Or:
+    case ExprOp::Xor:
+      if (cb && vb == 0) return a;
+      break;
+    case ExprOp::Sub:
+      if (cb && vb == 0) return a;
+      if (a == b) return constant(0);
+      break;
+    case ExprOp::Mul:
+      if (cb && vb == 1) return a;
+      if (cb && vb == 0) return constant(0);
+      break;
+    case ExprOp::And:
+      if (cb && vb == 0) return constant(0);
+      if (a == b) return a;
+      break;
+    case ExprOp::Shl:
+    case ExprOp::ShrS:
+    case ExprOp::ShrU:
+      if (cb && vb == 0) return a;
+      break;
+    case ExprOp::DivS:
+    case ExprOp::DivU:
+    case ExprOp::FloorDivS:
+    case ExprOp::CeilDivS:
+    case ExprOp::CeilDivU:
+    case ExprOp::RemS:
+    case ExprOp::RemU: {
+      if (!cb || vb <= 0) break;
+      bool is_rem = op == ExprOp::RemS || op == ExprOp::RemU;
+      if (vb == 1) return is_rem ? constant(0) : a;
+      // An exactly divisible polynomial divides (or has remainder 0).
+      Poly p = to_poly(a);
+      bool divisible = !p.empty();
+      for (const auto &[mono, coeff] : p) divisible = divisible && coeff % vb == 0;
+      if (divisible) {
+        if (is_rem) return constant(0);
+        for (auto &[mono, coeff] : p) coeff /= vb;
+        return from_poly(p);
+      }
+      break;
+    }
+    case ExprOp::MinS:
+    case ExprOp::MaxS:
+    case ExprOp::MinU:
+    case ExprOp::MaxU:
+      if (a == b) return a;
+      break;
+    default:
+      break;
+  }
+  return intern_binary(op, 0, a, b);
+}
+
+ExprId ExprPool::intern_binary(ExprOp op, std::int64_t value, ExprId a, ExprId b) {
+  ExprNode n;
+  n.op = op;
+  n.value = value;
+  n.a = a;
+  n.b = b;
+  n.dims = node(a).dims | node(b).dims;
+  return intern(n);
+}
+
+ExprId ExprPool::cmp(CmpPred pred, ExprId a, ExprId b) {
+  std::int64_t va = 0;
+  std::int64_t vb = 0;
+  if (is_const(a, &va) && is_const(b, &vb)) return constant(compare(pred, va, vb) ? 1 : 0);
+  return intern_binary(ExprOp::Cmp, static_cast<std::int64_t>(pred), a, b);
+}
+
+ExprId ExprPool::select(ExprId cond, ExprId if_true, ExprId if_false) {
+  std::int64_t vc = 0;
+  if (is_const(cond, &vc)) return vc != 0 ? if_true : if_false;
+  if (if_true == if_false) return if_true;
+  ExprNode n;
+  n.op = ExprOp::Select;
+  n.a = cond;
+  n.b = if_true;
+  n.c = if_false;
+  n.dims = node(cond).dims | node(if_true).dims | node(if_false).dims;
+  return intern(n);
+}
+
+ExprId ExprPool::logical_and(ExprId a, ExprId b) {
+  if (a == kNoExpr) return b;
+  if (b == kNoExpr) return a;
+  std::int64_t v = 0;
+  if (is_const(a, &v)) return v != 0 ? b : constant(0);
+  if (is_const(b, &v)) return v != 0 ? a : constant(0);
+  return binary(ExprOp::And, a, b);
+}
+
+ExprId ExprPool::logical_not(ExprId a) {
+  std::int64_t v = 0;
+  if (is_const(a, &v)) return constant(v != 0 ? 0 : 1);
+  const ExprNode &n = node(resolve(a));
+  if (n.op == ExprOp::Cmp) return cmp(inverse(static_cast<CmpPred>(n.value)), n.a, n.b);
+  return binary(ExprOp::Xor, a, constant(1));
+}
+
+ExprId ExprPool::trip_count(ExprId lb, ExprId ub, ExprId step) {
+  return binary(ExprOp::MaxS, constant(0), binary(ExprOp::CeilDivS, sub(ub, lb), step));
+}
+
+ExprId ExprPool::remap_dims(ExprId e, const std::vector<ExprId> &new_for_old) {
+  std::uint32_t touched = 0;
+  for (size_t d = 0; d < new_for_old.size() && d < 32; ++d)
+    if (new_for_old[d] != kNoExpr) touched |= 1u << d;
+  std::unordered_map<ExprId, ExprId> memo;
+  std::function<ExprId(ExprId)> rewrite = [&](ExprId id) -> ExprId {
+    id = resolve(id);
+    if ((node(id).dims & touched) == 0) return id;
+    auto it = memo.find(id);
+    if (it != memo.end()) return it->second;
+    const ExprNode n = node(id);  // copy: the pool grows below
+    ExprId out = id;
+    switch (n.op) {
+      case ExprOp::Dim:
+        out = static_cast<size_t>(n.value) < new_for_old.size() && new_for_old[static_cast<size_t>(n.value)] != kNoExpr
+                  ? new_for_old[static_cast<size_t>(n.value)]
+                  : id;
+        break;
+      case ExprOp::Placeholder:
+        out = opaque("a loop-carried tensor whose dimensions are rearranged inside the loop is not modelled", 0);
+        break;
+      case ExprOp::Cmp:
+        out = cmp(static_cast<CmpPred>(n.value), rewrite(n.a), rewrite(n.b));
+        break;
+      case ExprOp::Select:
+        out = select(rewrite(n.a), rewrite(n.b), rewrite(n.c));
+        break;
+      default:
+        if (!is_leaf(n.op)) out = binary(n.op, rewrite(n.a), rewrite(n.b));
+        break;
+    }
+    memo.emplace(id, out);
+    return out;
+  };
+  return rewrite(e);
+}
+
+Poly ExprPool::to_poly(ExprId e) const {
+  std::unordered_map<ExprId, Poly> memo;
+  std::function<const Poly &(ExprId)> convert = [&](ExprId id) -> const Poly & {
+    id = resolve(id);
+    auto it = memo.find(id);
+    if (it != memo.end()) return it->second;
+    const ExprNode &n = node(id);
+    Poly p;
+    auto atom = [&]() { p = Poly{{Monomial{id}, 1}}; };
+    switch (n.op) {
+      case ExprOp::Const:
+        if (n.value != 0) p[{}] = n.value;
+        break;
+      case ExprOp::Add:
+        p = convert(n.a);
+        poly_add(p, convert(n.b), 1);
+        break;
+      case ExprOp::Sub:
+        p = convert(n.a);
+        poly_add(p, convert(n.b), -1);
+        break;
+      case ExprOp::Mul: {
+        const Poly &pa = convert(n.a);
+        const Poly &pb = convert(n.b);
+        if (pa.size() * pb.size() > kMaxPolyTerms) {
+          atom();
+          break;
+        }
+        for (const auto &[ma, ca] : pa)
+          for (const auto &[mb, cb] : pb) {
+            Monomial m = ma;
+            m.insert(m.end(), mb.begin(), mb.end());
+            std::sort(m.begin(), m.end());
+            std::int64_t &slot = p[m];
+            slot += ca * cb;
+            if (slot == 0) p.erase(m);
+          }
+        break;
+      }
+      case ExprOp::Shl: {
+        std::int64_t k = 0;
+        if (is_const(n.b, &k) && k >= 0 && k < 62) {
+          p = convert(n.a);
+          for (auto &[mono, coeff] : p) coeff *= std::int64_t{1} << k;
+        } else {
+          atom();
+        }
+        break;
+      }
+      default:
+        atom();
+        break;
+    }
+    return memo.emplace(id, std::move(p)).first->second;
+  };
+  return convert(e);
+}
+
+ExprId ExprPool::from_poly(const Poly &poly) {
+  ExprId sum = constant(0);
+  for (const auto &[mono, coeff] : poly) {
+    ExprId term = constant(coeff);
+    if (!mono.empty()) {
+      ExprId product = mono.front();
+      for (size_t idx = 1; idx < mono.size(); ++idx) product = mul(product, mono[idx]);
+      term = mul(product, constant(coeff));
+    }
+    sum = add(sum, term);
+  }
+  return sum;
+}
+
+Poly ExprPool::difference(ExprId e1, ExprId e2) const {
+  Poly p = to_poly(e1);
+  poly_add(p, to_poly(e2), -1);
+  return p;
+}
+
+bool ExprPool::contains_if(ExprId e, const std::function<bool(const ExprNode &, ExprId)> &pred) const {
+  std::vector<ExprId> stack{e};
+  std::set<ExprId> seen;
+  while (!stack.empty()) {
+    ExprId id = stack.back();
+    stack.pop_back();
+    if (id == kNoExpr) continue;
+    const ExprNode &raw = node(id);
+    if (pred(raw, id)) return true;
+    ExprId r = resolve(id);
+    if (r != id) {
+      stack.push_back(r);
+      continue;
+    }
+    if (!seen.insert(id).second) continue;
+    if (!is_leaf(raw.op)) {
+      stack.push_back(raw.a);
+      stack.push_back(raw.b);
+      if (raw.op == ExprOp::Select) stack.push_back(raw.c);
+    }
+  }
+  return false;
+}
+
+bool ExprPool::contains(ExprId e, ExprId target) const {
+  return contains_if(e, [target](const ExprNode &, ExprId id) { return id == target; });
+}
+
+ExprId ExprPool::first_opaque(ExprId e) const {
+  ExprId found = kNoExpr;
+  (void)contains_if(e, [&found, this](const ExprNode &n, ExprId id) {
+    if (n.op == ExprOp::Opaque || (n.op == ExprOp::Placeholder && !is_bound(id))) {
+      found = id;
+      return true;
+    }
+    return false;
+  });
+  return found;
+}
+
+std::string ExprPool::to_string(ExprId e, const ExprNamer &namer) const {
+  if (e == kNoExpr) return "?";
+  std::string text = poly_to_string(to_poly(e), namer);
+  // Drop parentheses that enclose the whole text: "(K + 15) / 16", not "((K + 15) / 16)".
+  if (text.size() >= 2 && text.front() == '(' && text.back() == ')') {
+    int depth = 0;
+    bool outer = true;
+    for (size_t idx = 0; idx + 1 < text.size(); ++idx) {
+      depth += text[idx] == '(' ? 1 : text[idx] == ')' ? -1 : 0;
+      if (depth == 0) {
+        outer = false;
+        break;
+      }
+    }
+    if (outer) text = text.substr(1, text.size() - 2);
+  }
+  return text;
+}
+
+std::string ExprPool::poly_to_string(const Poly &poly, const ExprNamer &namer) const {
+  static const char *const kAxis[] = {"x", "y", "z"};
+  std::function<std::string(ExprId)> atom_text = [&](ExprId id) -> std::string {
+    id = resolve(id);
+    const ExprNode &n = node(id);
+    auto sub_text = [&](ExprId x) { return to_string(x, namer); };
+    // Operands of infix operators get parentheses unless they are one term.
+    auto sub_paren = [&](ExprId x) {
+      Poly p = to_poly(x);
+      std::string text = poly_to_string(p, namer);
+      bool simple = p.empty() || (p.size() == 1 && (p.begin()->second == 1 || (p.begin()->first.empty() && p.begin()->second >= 0)));
+      return simple ? text : "(" + text + ")";
+    };
+    auto axis = [&](std::int64_t v) { return std::string(v >= 0 && v < 3 ? kAxis[v] : "?"); };
+    switch (n.op) {
+      case ExprOp::Const: return std::to_string(n.value);
+      case ExprOp::Arg: return namer.arg ? namer.arg(static_cast<int>(n.value)) : "%arg" + std::to_string(n.value);
+      case ExprOp::Pid: return "pid_" + axis(n.value);
+      case ExprOp::NumPrograms: return "num_programs_" + axis(n.value);
+      case ExprOp::LoopIter:
+        return namer.loop_iter ? namer.loop_iter(static_cast<int>(n.value)) : "t" + std::to_string(n.value);
+      case ExprOp::Dim: return "i" + std::to_string(n.value);
+      case ExprOp::Placeholder: return "carried" + std::to_string(n.value);
+      case ExprOp::Opaque: {
+        const OpaqueInfo &info = opaque_info(id);
+        return info.line > 0 ? "unknown@" + std::to_string(info.line) : "unknown";
+      }
+      case ExprOp::Add:
+      case ExprOp::Sub:
+      case ExprOp::Mul:
+        return "(" + sub_text(id) + ")";
+      case ExprOp::DivS: return "(" + sub_paren(n.a) + " / " + sub_paren(n.b) + ")";
+      case ExprOp::DivU: return "(" + sub_paren(n.a) + " /u " + sub_paren(n.b) + ")";
+      case ExprOp::FloorDivS: return "floordiv(" + sub_text(n.a) + ", " + sub_text(n.b) + ")";
+      case ExprOp::CeilDivS:
+      case ExprOp::CeilDivU: return "cdiv(" + sub_text(n.a) + ", " + sub_text(n.b) + ")";
+      case ExprOp::RemS: return "(" + sub_paren(n.a) + " % " + sub_paren(n.b) + ")";
+      case ExprOp::RemU: return "(" + sub_paren(n.a) + " %u " + sub_paren(n.b) + ")";
+      case ExprOp::MinS:
+      case ExprOp::MinU: return "min(" + sub_text(n.a) + ", " + sub_text(n.b) + ")";
+      case ExprOp::MaxS:
+      case ExprOp::MaxU:
+        if (is_const(n.b)) return "max(" + sub_text(n.b) + ", " + sub_text(n.a) + ")";
+        return "max(" + sub_text(n.a) + ", " + sub_text(n.b) + ")";
+      case ExprOp::And: return "(" + sub_paren(n.a) + " & " + sub_paren(n.b) + ")";
+      case ExprOp::Or: return "(" + sub_paren(n.a) + " | " + sub_paren(n.b) + ")";
+      case ExprOp::Xor: return "(" + sub_paren(n.a) + " ^ " + sub_paren(n.b) + ")";
+      case ExprOp::Shl: return "(" + sub_paren(n.a) + " << " + sub_paren(n.b) + ")";
+      case ExprOp::ShrS:
+      case ExprOp::ShrU: return "(" + sub_paren(n.a) + " >> " + sub_paren(n.b) + ")";
+      case ExprOp::Cmp:
+        return "(" + sub_text(n.a) + " " + pred_text(static_cast<CmpPred>(n.value)) + " " + sub_text(n.b) + ")";
+      case ExprOp::Select: return "(" + sub_text(n.a) + " ? " + sub_text(n.b) + " : " + sub_text(n.c) + ")";
+    }
+    return "?";
+  };
+  if (poly.empty()) return "0";
+  // Non-constant terms first (in a stable, readable order), the constant last.
+  std::vector<std::pair<std::string, std::int64_t>> terms;
+  std::int64_t constant_term = 0;
+  for (const auto &[mono, coeff] : poly) {
+    if (mono.empty()) {
+      constant_term = coeff;
+      continue;
+    }
+    std::string text;
+    for (ExprId atom : mono) text += (text.empty() ? "" : "*") + atom_text(atom);
+    terms.emplace_back(std::move(text), coeff);
+  }
+  std::stable_sort(terms.begin(), terms.end(), [](const auto &x, const auto &y) {
+    // Tile indices (i0, i1, ...) read best last among the varying terms.
+    bool x_dim = x.first.size() <= 3 && x.first[0] == 'i';
+    bool y_dim = y.first.size() <= 3 && y.first[0] == 'i';
+    return x_dim != y_dim ? !x_dim : false;
+  });
+  std::string out;
+  auto append = [&out](const std::string &text, std::int64_t coeff, bool is_const) {
+    bool negative = coeff < 0;
+    std::uint64_t magnitude = negative ? 0 - static_cast<std::uint64_t>(coeff) : static_cast<std::uint64_t>(coeff);
+    if (out.empty())
+      out += negative ? "-" : "";
+    else
+      out += negative ? " - " : " + ";
+    if (is_const)
+      out += std::to_string(magnitude);
+    else if (magnitude == 1)
+      out += text;
+    else
+      out += std::to_string(magnitude) + "*" + text;
+  };
+  for (const auto &[text, coeff] : terms) append(text, coeff, false);
+  if (constant_term != 0 || terms.empty()) append("", constant_term, true);
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Evaluator
+//===----------------------------------------------------------------------===//
+
+EvalResult Evaluator::eval(ExprId e, const EvalEnv &env) {
+  if (stamp_.size() < pool_.size()) {
+    stamp_.resize(pool_.size(), 0);
+    memo_.resize(pool_.size());
+  }
+  if (++generation_ == 0) {
+    std::fill(stamp_.begin(), stamp_.end(), 0);
+    generation_ = 1;
+  }
+  return eval_node(e, env);
+}
+
+EvalResult Evaluator::eval_node(ExprId e, const EvalEnv &env) {
+  if (e == kNoExpr) return {};
+  e = pool_.resolve(e);
+  auto slot = static_cast<size_t>(e);
+  if (stamp_[slot] == generation_) return memo_[slot];
+  const ExprNode &n = pool_.node(e);
+  EvalResult r;
+  auto fail = [&](ExprId blame) { r.value.reset(); r.blame = blame; };
+  switch (n.op) {
+    case ExprOp::Const: r.value = n.value; break;
+    case ExprOp::Arg:
+      if (env.args != nullptr && static_cast<size_t>(n.value) < env.args->size() &&
+          (*env.args)[static_cast<size_t>(n.value)])
+        r.value = *(*env.args)[static_cast<size_t>(n.value)];
+      else
+        fail(e);
+      break;
+    case ExprOp::Pid: r.value = env.pid[n.value]; break;
+    case ExprOp::NumPrograms: r.value = env.num_programs[n.value]; break;
+    case ExprOp::LoopIter:
+      if (static_cast<size_t>(n.value) < env.loop_iters.size() && env.loop_iters[static_cast<size_t>(n.value)])
+        r.value = *env.loop_iters[static_cast<size_t>(n.value)];
+      else
+        fail(e);
+      break;
+    case ExprOp::Dim:
+      if (env.dims != nullptr && static_cast<size_t>(n.value) < env.dims->size())
+        r.value = (*env.dims)[static_cast<size_t>(n.value)];
+      else
+        fail(e);
+      break;
+    case ExprOp::Placeholder:
+    case ExprOp::Opaque:
+      fail(e);
+      break;
+    case ExprOp::Select: {
+      EvalResult c = eval_node(n.a, env);
+      if (!c.value)
+        r = c;
+      else
+        r = eval_node(*c.value != 0 ? n.b : n.c, env);
+      break;
+    }
+    case ExprOp::Cmp: {
+      EvalResult a = eval_node(n.a, env);
+      EvalResult b = eval_node(n.b, env);
+      if (!a.value) r = a;
+      else if (!b.value) r = b;
+      else r.value = compare(static_cast<CmpPred>(n.value), *a.value, *b.value) ? 1 : 0;
+      break;
+    }
+    default: {
+      EvalResult a = eval_node(n.a, env);
+      // x * 0 and x & 0 are 0 whatever x is.
+      if ((n.op == ExprOp::Mul || n.op == ExprOp::And) && a.value && *a.value == 0) {
+        r.value = 0;
+        break;
+      }
+      EvalResult b = eval_node(n.b, env);
+      if ((n.op == ExprOp::Mul || n.op == ExprOp::And) && b.value && *b.value == 0) {
+        r.value = 0;
+        break;
+      }
+      if (!a.value) {
+        r = a;
+      } else if (!b.value) {
+        r = b;
+      } else {
+        r.value = apply(n.op, *a.value, *b.value);
+        if (!r.value) r.blame = e;
+      }
+      break;
+    }
+  }
+  stamp_[slot] = generation_;
+  memo_[slot] = r;
+  return r;
+}
+
+//===----------------------------------------------------------------------===//
+// Affine forms
+//===----------------------------------------------------------------------===//
+
+std::int64_t AffineForm::coeff(int var) const {
+  for (const auto &[v, c] : terms)
+    if (v == var) return c;
+  return 0;
+}
+
+namespace {
+
+AffineForm combine(const AffineForm &x, const AffineForm &y, std::int64_t scale_y) {
+  AffineForm out;
+  out.c0 = x.c0 + scale_y * y.c0;
+  size_t ix = 0;
+  size_t iy = 0;
+  while (ix < x.terms.size() || iy < y.terms.size()) {
+    if (iy >= y.terms.size() || (ix < x.terms.size() && x.terms[ix].first < y.terms[iy].first)) {
+      out.terms.push_back(x.terms[ix++]);
+    } else if (ix >= x.terms.size() || y.terms[iy].first < x.terms[ix].first) {
+      out.terms.emplace_back(y.terms[iy].first, scale_y * y.terms[iy].second);
+      ++iy;
+    } else {
+      std::int64_t c = x.terms[ix].second + scale_y * y.terms[iy].second;
+      if (c != 0) out.terms.emplace_back(x.terms[ix].first, c);
+      ++ix;
+      ++iy;
+    }
+  }
+  return out;
+}
+
+AffineForm scaled(const AffineForm &x, std::int64_t s) {
+  AffineForm out;
+  if (s == 0) return out;
+  out.c0 = x.c0 * s;
+  for (const auto &[v, c] : x.terms) out.terms.emplace_back(v, c * s);
+  return out;
+}
+
+AffineForm constant_form(std::int64_t v) {
+  AffineForm f;
+  f.c0 = v;
+  return f;
+}
+
+}  // namespace
+
+bool Concretizer::run(ExprId e, const EvalEnv &env, const VarRange &ranges, AffineForm &out,
+                      AffineFailure &failure) {
+  env_ = &env;
+  ranges_ = &ranges;
+  memo_.clear();
+  failure_ = {};
+  bool ok = visit(e, out);
+  if (!ok) failure = failure_;
+  return ok;
+}
+
+bool Concretizer::range_of(const AffineForm &f, std::int64_t &lo, std::int64_t &hi) const {
+  lo = hi = f.c0;
+  for (const auto &[var, c] : f.terms) {
+    auto r = (*ranges_)(var);
+    if (!r) return false;
+    if (c >= 0) {
+      lo += c * r->first;
+      hi += c * r->second;
+    } else {
+      lo += c * r->second;
+      hi += c * r->first;
+    }
+  }
+  return true;
+}
+
+bool Concretizer::visit(ExprId e, AffineForm &out) {
+  e = pool_.resolve(e);
+  auto it = memo_.find(e);
+  if (it != memo_.end() && it->second.done) {
+    out = it->second.form;
+    return it->second.ok;
+  }
+  const ExprNode n = pool_.node(e);
+  auto fail = [&](ExprId blame, std::string why) {
+    if (failure_.blame == kNoExpr) {
+      failure_.blame = blame;
+      failure_.why = std::move(why);
+    }
+    return false;
+  };
+  bool ok = true;
+  AffineForm result;
+  switch (n.op) {
+    case ExprOp::Const: result = constant_form(n.value); break;
+    case ExprOp::Arg: {
+      const auto *args = env_->args;
+      if (args != nullptr && static_cast<size_t>(n.value) < args->size() && (*args)[static_cast<size_t>(n.value)]) {
+        result = constant_form(*(*args)[static_cast<size_t>(n.value)]);
+      } else {
+        std::string name = namer_.arg ? namer_.arg(static_cast<int>(n.value)) : "%arg" + std::to_string(n.value);
+        ok = fail(e, "the launch value of argument '" + name + "' is not given");
+      }
+      break;
+    }
+    case ExprOp::Pid: result = constant_form(env_->pid[n.value]); break;
+    case ExprOp::NumPrograms: result = constant_form(env_->num_programs[n.value]); break;
+    case ExprOp::LoopIter:
+      if (static_cast<size_t>(n.value) < env_->loop_iters.size() && env_->loop_iters[static_cast<size_t>(n.value)])
+        result = constant_form(*env_->loop_iters[static_cast<size_t>(n.value)]);
+      else
+        result.terms.emplace_back(kLoopVar + static_cast<int>(n.value), 1);
+      break;
+    case ExprOp::Dim: result.terms.emplace_back(static_cast<int>(n.value), 1); break;
+    case ExprOp::Placeholder: ok = fail(e, "a loop-carried value that is not an induction variable"); break;
+    case ExprOp::Opaque: ok = fail(e, pool_.opaque_info(e).reason); break;
+    case ExprOp::Add:
+    case ExprOp::Sub: {
+      AffineForm a;
+      AffineForm b;
+      ok = visit(n.a, a) && visit(n.b, b);
+      if (ok) result = combine(a, b, n.op == ExprOp::Add ? 1 : -1);
+      break;
+    }
+    case ExprOp::Mul: {
+      AffineForm a;
+      AffineForm b;
+      ok = visit(n.a, a) && visit(n.b, b);
+      if (!ok) break;
+      if (a.is_constant())
+        result = scaled(b, a.c0);
+      else if (b.is_constant())
+        result = scaled(a, b.c0);
+      else
+        ok = fail(e, "product of two varying terms: " + pool_.to_string(e, namer_));
+      break;
+    }
+    case ExprOp::Select: {
+      AffineForm c;
+      ok = visit(n.a, c);
+      if (!ok) break;
+      if (!c.is_constant()) {
+        std::int64_t lo = 0;
+        std::int64_t hi = 0;
+        if (range_of(c, lo, hi) && (lo > 0 || hi < 0 || (lo == 0 && hi == 0))) {
+          c = constant_form(lo == 0 && hi == 0 ? 0 : 1);
+        } else {
+          ok = fail(e, "a select whose condition varies inside the tile: " + pool_.to_string(e, namer_));
+          break;
+        }
+      }
+      ok = visit(c.c0 != 0 ? n.b : n.c, result);
+      break;
+    }
+    default: {
+      AffineForm a;
+      AffineForm b;
+      ok = visit(n.a, a) && visit(n.b, b);
+      if (!ok) break;
+      if (a.is_constant() && b.is_constant()) {
+        std::optional<std::int64_t> v;
+        if (n.op == ExprOp::Cmp)
+          v = compare(static_cast<CmpPred>(n.value), a.c0, b.c0) ? 1 : 0;
+        else
+          v = apply(n.op, a.c0, b.c0);
+        if (v)
+          result = constant_form(*v);
+        else
+          ok = fail(e, "division by zero in " + pool_.to_string(e, namer_));
+        break;
+      }
+      // Decide the operation from the ranges of the varying operand(s).
+      std::int64_t alo = 0;
+      std::int64_t ahi = 0;
+      std::int64_t blo = 0;
+      std::int64_t bhi = 0;
+      bool ranged = range_of(a, alo, ahi) && range_of(b, blo, bhi);
+      bool decided = false;
+      if (ranged) {
+        switch (n.op) {
+          case ExprOp::DivS:
+          case ExprOp::DivU:
+          case ExprOp::FloorDivS:
+          case ExprOp::ShrS:
+          case ExprOp::ShrU: {
+            if (!b.is_constant() || alo < 0) break;
+            std::int64_t d = b.c0;
+            if (n.op == ExprOp::ShrS || n.op == ExprOp::ShrU) {
+              if (d < 0 || d > 62) break;
+              d = std::int64_t{1} << d;
+            }
+            if (d <= 0) break;
+            if (floor_div(alo, d) == floor_div(ahi, d)) {
+              result = constant_form(floor_div(alo, d));
+              decided = true;
+            }
+            break;
+          }
+          case ExprOp::CeilDivS:
+          case ExprOp::CeilDivU:
+            if (b.is_constant() && b.c0 > 0 && alo >= 0 && ceil_div(alo, b.c0) == ceil_div(ahi, b.c0)) {
+              result = constant_form(ceil_div(alo, b.c0));
+              decided = true;
+            }
+            break;
+          case ExprOp::RemS:
+          case ExprOp::RemU:
+            if (b.is_constant() && b.c0 > 0 && alo >= 0 && floor_div(alo, b.c0) == floor_div(ahi, b.c0)) {
+              result = combine(a, constant_form(floor_div(alo, b.c0) * b.c0), -1);
+              decided = true;
+            }
+            break;
+          case ExprOp::MinS:
+          case ExprOp::MinU:
+            if (ahi <= blo) { result = a; decided = true; }
+            else if (bhi <= alo) { result = b; decided = true; }
+            break;
+          case ExprOp::MaxS:
+          case ExprOp::MaxU:
+            if (ahi <= blo) { result = b; decided = true; }
+            else if (bhi <= alo) { result = a; decided = true; }
+            break;
+          case ExprOp::Cmp: {
+            auto pred = static_cast<CmpPred>(n.value);
+            bool always = false;
+            bool never = false;
+            switch (pred) {
+              case CmpPred::Slt: case CmpPred::Ult: always = ahi < blo; never = alo >= bhi; break;
+              case CmpPred::Sle: case CmpPred::Ule: always = ahi <= blo; never = alo > bhi; break;
+              case CmpPred::Sgt: case CmpPred::Ugt: always = alo > bhi; never = ahi <= blo; break;
+              case CmpPred::Sge: case CmpPred::Uge: always = alo >= bhi; never = ahi < blo; break;
+              case CmpPred::Eq: never = ahi < blo || bhi < alo; break;
+              case CmpPred::Ne: always = ahi < blo || bhi < alo; break;
+            }
+            if (always || never) {
+              result = constant_form(always ? 1 : 0);
+              decided = true;
+            }
+            break;
+          }
+          case ExprOp::And:
+            if ((a.is_constant() && a.c0 == 0) || (b.is_constant() && b.c0 == 0)) {
+              result = constant_form(0);
+              decided = true;
+            }
+            break;
+          default:
+            break;
+        }
+      }
+      if (!decided) ok = fail(e, "not affine in the tile indices: " + pool_.to_string(e, namer_));
+      break;
+    }
+  }
+  Slot &slot = memo_[e];
+  slot.done = true;
+  slot.ok = ok;
+  slot.form = result;
+  out = std::move(result);
+  return ok;
+}
+
+bool mask_constraints(const ExprPool &pool, Concretizer &concretizer, ExprId mask, const EvalEnv &env,
+                      const VarRange &ranges, std::vector<LinearConstraint> &out, bool &never,
+                      AffineFailure &failure) {
+  mask = pool.resolve(mask);
+  const ExprNode n = pool.node(mask);
+  if (n.op == ExprOp::Const) {
+    if (n.value == 0) never = true;
+    return true;
+  }
+  if (n.op == ExprOp::And)
+    return mask_constraints(pool, concretizer, n.a, env, ranges, out, never, failure) &&
+           mask_constraints(pool, concretizer, n.b, env, ranges, out, never, failure);
+  if (n.op == ExprOp::Cmp) {
+    AffineForm a;
+    AffineForm b;
+    if (!concretizer.run(n.a, env, ranges, a, failure) || !concretizer.run(n.b, env, ranges, b, failure))
+      return false;
+    AffineForm d = combine(a, b, -1);  // a - b
+    auto add = [&out](const AffineForm &f, std::int64_t bound) {
+      // f <= bound, with f's constant moved to the right-hand side.
+      LinearConstraint c;
+      c.terms = f.terms;
+      c.bound = bound - f.c0;
+      out.push_back(std::move(c));
+    };
+    auto pred = static_cast<CmpPred>(n.value);
+    if (d.is_constant()) {
+      if (!compare(pred, d.c0, 0) && pred != CmpPred::Ult && pred != CmpPred::Ule && pred != CmpPred::Ugt &&
+          pred != CmpPred::Uge)
+        never = true;
+      if (pred == CmpPred::Ult || pred == CmpPred::Ule || pred == CmpPred::Ugt || pred == CmpPred::Uge) {
+        if (a.is_constant() && b.is_constant()) {
+          if (!compare(pred, a.c0, b.c0)) never = true;
+          return true;
+        }
+      } else {
+        return true;
+      }
+    }
+    switch (pred) {
+      case CmpPred::Slt: add(d, -1); break;
+      case CmpPred::Sle: add(d, 0); break;
+      case CmpPred::Sgt: add(scaled(d, -1), -1); break;
+      case CmpPred::Sge: add(scaled(d, -1), 0); break;
+      case CmpPred::Eq:
+        add(d, 0);
+        add(scaled(d, -1), 0);
+        break;
+      case CmpPred::Ult:  // 0 <= a < b (b a non-negative size)
+        add(scaled(a, -1), 0);
+        add(d, -1);
+        break;
+      case CmpPred::Ule:
+        add(scaled(a, -1), 0);
+        add(d, 0);
+        break;
+      case CmpPred::Ugt:  // b <u a  ==  0 <= b < a
+        add(scaled(b, -1), 0);
+        add(scaled(d, -1), -1);
+        break;
+      case CmpPred::Uge:
+        add(scaled(b, -1), 0);
+        add(scaled(d, -1), 0);
+        break;
+      case CmpPred::Ne:
+        failure.blame = mask;
+        failure.why = "a '!=' comparison in a mask is not modelled";
+        return false;
+    }
+    return true;
+  }
+  AffineForm whole;
+  if (!concretizer.run(mask, env, ranges, whole, failure)) return false;
+  if (!whole.is_constant()) {
+    failure.blame = mask;
+    failure.why = "the mask is not a conjunction of comparisons";
+    return false;
+  }
+  if (whole.c0 == 0) never = true;
+  return true;
+}
+
+}  // namespace perfbound::ttir
