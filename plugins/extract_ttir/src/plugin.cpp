@@ -108,8 +108,4 @@ pb::sdk::PluginSpec describe() {
 
 }  // namespace
 
-// The entry symbol, declared before PB_PLUGIN_ENTRY defines it (keeps
-// -Wmissing-declarations quiet).
-extern "C" PB_EXPORT pb_status perfbound_plugin_negotiate(const pb_negotiate_request *request,
-                                                          pb_negotiate_response *response);
 PB_PLUGIN_ENTRY(describe)
