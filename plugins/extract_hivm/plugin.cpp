@@ -49,7 +49,7 @@ class HivmProgram : public pb::sdk::Node {
     } catch (const pb::hivm::SourceError &e) {
       throw pb::sdk::InputError(origin + ":" + std::to_string(e.line()) + ":" + std::to_string(e.col()) + ": " + e.what());
     }
-    ctx.set_output("program", pb::hivm::to_json(program, {origin, text.size()}, options));
+    ctx.set_output_text("program", pb::hivm::to_json_text(program, {origin, text.size()}, options));
   }
 };
 

@@ -1,6 +1,8 @@
 //===- document.cpp - Program -> perfbound.hivm_program/1 JSON -------------===//
 #include "document.hpp"
 
+#include "json_writer.hpp"
+
 #include <cmath>
 #include <map>
 #include <set>
@@ -22,29 +24,26 @@ Quantity times_count(const Count &c, int64_t per_exec) {
 
 constexpr int64_t kInf = Interval::kPosInf;
 
-json count_json(const Count &c) {
-  json j;
-  if (!c.known) {
-    j["value"] = nullptr;
-    j["min"] = c.min;
-    j["max"] = c.max == kInf ? json(nullptr) : json(c.max);
-    j["exact"] = false;
-    j["reason"] = c.reason;
-    return j;
-  }
-  j["value"] = c.value;
-  j["min"] = c.min;
-  j["max"] = c.max == kInf ? json(nullptr) : json(c.max);
-  j["exact"] = c.exact;
-  if (!c.exact && !c.reason.empty()) j["reason"] = c.reason;
+void write_count(JsonWriter &w, const Count &c) {
+  w.begin_object();
+  if (c.known) w.field("value", c.value);
+  else w.null_field("value");
+  w.field("min", c.min);
+  if (c.max == kInf) w.null_field("max");
+  else w.field("max", c.max);
+  w.field("exact", c.known && c.exact);
+  if ((!c.known || !c.exact) && !c.reason.empty()) w.field("reason", c.reason);
   if (c.block_dependent) {
-    j["block_dependent"] = true;
-    if (c.last_block) j["last_block"] = *c.last_block;
+    w.field("block_dependent", true);
+    if (c.last_block) w.field("last_block", *c.last_block);
   }
-  return j;
+  w.end_object();
 }
 
-json q_value(const Quantity &q) { return q.value ? json(*q.value) : json(nullptr); }
+void write_q(JsonWriter &w, const Quantity &q) {
+  if (q.value) w.value(*q.value);
+  else w.null();
+}
 
 const char *kind_name(BufferRef::Kind k) {
   switch (k) {
@@ -57,27 +56,26 @@ const char *kind_name(BufferRef::Kind k) {
   return "unknown";
 }
 
-json buffer_json(const BufferRef &b) {
-  json j;
-  j["kind"] = kind_name(b.kind);
-  j["space"] = space_name(b.space) != nullptr ? json(space_name(b.space)) : json(nullptr);
-  if (b.kind == BufferRef::Kind::Address || b.kind == BufferRef::Kind::Workspace) {
-    json bases = json::array();
-    if (b.base0 >= 0) bases.push_back(b.base0);
-    if (b.base1 >= 0) bases.push_back(b.base1);
-    j["offsets"] = bases;
-  }
-  if (b.kind == BufferRef::Kind::Arg || b.kind == BufferRef::Kind::Alloc) j["id"] = b.id;
-  j["bytes"] = b.bytes >= 0 ? json(b.bytes) : json(nullptr);
-  return j;
+void write_space(JsonWriter &w, Space s) {
+  if (space_name(s) != nullptr) w.value(space_name(s));
+  else w.null();
 }
 
-json space_json(Space s) { return space_name(s) != nullptr ? json(space_name(s)) : json(nullptr); }
-
-json pipes_json(const std::vector<Pipe> &pipes) {
-  json a = json::array();
-  for (Pipe p : pipes) a.push_back(pipe_name(p));
-  return a;
+void write_buffer(JsonWriter &w, const BufferRef &b) {
+  w.begin_object();
+  w.field("kind", kind_name(b.kind));
+  w.key("space");
+  write_space(w, b.space);
+  if (b.kind == BufferRef::Kind::Address || b.kind == BufferRef::Kind::Workspace) {
+    w.key("offsets").begin_array();
+    if (b.base0 >= 0) w.value(b.base0);
+    if (b.base1 >= 0) w.value(b.base1);
+    w.end_array();
+  }
+  if (b.kind == BufferRef::Kind::Arg || b.kind == BufferRef::Kind::Alloc) w.field("id", b.id);
+  if (b.bytes >= 0) w.field("bytes", b.bytes);
+  else w.null_field("bytes");
+  w.end_object();
 }
 
 bool is_vector(OpClass c) {
@@ -94,123 +92,156 @@ bool is_vector(OpClass c) {
   }
 }
 
-json op_json(const OpRecord &r, bool with_grid) {
-  json j;
-  j["id"] = r.id;
-  j["function"] = r.function;
-  j["op"] = r.name;
-  j["line"] = r.line;
-  j["loc"] = r.loc.empty() ? json(nullptr) : json(r.loc);
-  j["class"] = op_class_name(r.cls);
-  j["modelled"] = r.modelled;
-  j["pipes"] = pipes_json(r.pipes);
-  if (!r.unresolved_pipe.empty()) j["pipe_reason"] = r.unresolved_pipe;
-  j["core"] = core_name(r.core);
-  j["loop_depth"] = r.loop_depth;
-  j["count"] = count_json(r.count);
-  j["count_instance"] = count_json(r.count_instance);
-  j["instructions"] = {{"scalar", r.scalar_instructions}, {"issued", r.issued_instructions}};
-  if (!r.scalar_kind.empty()) j["scalar_kind"] = r.scalar_kind;
-
-  json exec = json::object();
-  json reasons = json::object();
-  auto put = [&](json &obj, const char *name, const Quantity &q) {
+/// Members of a per-op quantity object, with their reasons collected.
+class QuantityObject {
+ public:
+  QuantityObject(JsonWriter &w, std::vector<std::pair<const char *, std::string>> &reasons, bool estimated_only)
+      : w_(w), reasons_(reasons), estimated_only_(estimated_only) {
+    w_.begin_object();
+  }
+  void put(const char *name, const Quantity &q) {
     if (!q.value && q.reason.empty()) return;  // not applicable
-    obj[name] = q_value(q);
-    if (!q.reason.empty() && (q.estimated || !q.value)) reasons[name] = q.reason;
-  };
+    w_.key(name);
+    write_q(w_, q);
+    if (!q.value || q.estimated || !estimated_only_)
+      if (!q.value || q.estimated) reasons_.emplace_back(name, q.reason.empty() ? "estimated" : q.reason);
+  }
+  void close() { w_.end_object(); }
+
+ private:
+  JsonWriter &w_;
+  std::vector<std::pair<const char *, std::string>> &reasons_;
+  bool estimated_only_;
+};
+
+void write_reasons(JsonWriter &w, const char *key, const std::vector<std::pair<const char *, std::string>> &reasons) {
+  if (reasons.empty()) return;
+  w.key(key).begin_object();
+  for (const auto &[name, reason] : reasons) w.field(name, reason);
+  w.end_object();
+}
+
+void write_op(JsonWriter &w, const OpRecord &r, bool with_grid) {
+  w.begin_object();
+  w.field("id", r.id).field("function", r.function).field("op", r.name).field("line", r.line);
+  if (r.loc.empty()) w.null_field("loc");
+  else w.field("loc", r.loc);
+  w.field("class", op_class_name(r.cls)).field("modelled", r.modelled);
+  w.key("pipes").begin_array();
+  for (Pipe p : r.pipes) w.value(pipe_name(p));
+  w.end_array();
+  if (!r.unresolved_pipe.empty()) w.field("pipe_reason", r.unresolved_pipe);
+  w.field("core", core_name(r.core)).field("loop_depth", r.loop_depth);
+  w.key("count");
+  write_count(w, r.count);
+  w.key("count_instance");
+  write_count(w, r.count_instance);
+  w.key("instructions").begin_object().field("scalar", r.scalar_instructions).field("issued", r.issued_instructions).end_object();
+  if (!r.scalar_kind.empty()) w.field("scalar_kind", r.scalar_kind);
+
   const bool dma_like = r.cls == OpClass::Dma || r.cls == OpClass::ScalarMemory || r.name == "hivm.hir.copy";
-  put(exec, "elements", r.elements);
-  if (dma_like) put(exec, "bytes", r.bytes);
-  put(exec, "flop", r.flop);
-  if (is_vector(r.cls)) {
-    put(exec, "repeats", r.repeats);
-    put(exec, "masked_lanes", r.masked_lanes);
-  }
-  if (r.cls == OpClass::Dma) {
-    put(exec, "packet_bytes", r.packet_bytes);
-    put(exec, "packets", r.packets);
-  }
-  if (!r.dtype.empty()) exec["dtype"] = r.dtype;
-  if (r.src != Space::Unknown) exec["src"] = space_json(r.src);
-  if (r.dst != Space::Unknown) exec["dst"] = space_json(r.dst);
-  if (!r.path_name.empty()) exec["path"] = r.path_name;
-  if (r.cls == OpClass::Cube) {
-    exec["m"] = r.m ? json(*r.m) : json(nullptr);
-    exec["k"] = r.k ? json(*r.k) : json(nullptr);
-    exec["n"] = r.n ? json(*r.n) : json(nullptr);
-    exec["mte1_bytes"] = r.mte1_bytes >= 0 ? json(r.mte1_bytes) : json(nullptr);
-  }
-  if (!exec.empty()) j["exec"] = exec;
-
-  json block = json::object();
-  json block_reasons = json::object();
-  auto put_block = [&](json &obj, const char *name, const Quantity &q) {
-    if (!q.value && q.reason.empty()) return;
-    obj[name] = q_value(q);
-    if (q.estimated || !q.value) block_reasons[name] = q.reason.empty() ? "estimated" : q.reason;
-  };
-  if (dma_like) put_block(block, "bytes", r.bytes_block);
-  put_block(block, "elements", r.elements_block);
-  put_block(block, "flop", r.flop_block);
-  if (is_vector(r.cls)) {
-    put_block(block, "repeats", r.repeats_block);
-    put_block(block, "masked_lanes", r.masked_block);
-  }
-  if (r.cls == OpClass::Dma) put_block(block, "packets", r.packets_block);
-  put_block(block, "scalar_instructions", r.scalar_block);
-  put_block(block, "issued_instructions", r.issued_block);
-  j["block"] = block;
-  json inst = json::object();
-  if (dma_like) put_block(inst, "bytes", r.bytes_instance);
-  put_block(inst, "flop", r.flop_instance);
-  if (is_vector(r.cls)) put_block(inst, "repeats", r.repeats_instance);
-  put_block(inst, "scalar_instructions", r.scalar_instance);
-  put_block(inst, "issued_instructions", r.issued_instance);
-  j["instance"] = inst;
-  if (with_grid) {
-    json grid = json::object();
-    put_block(grid, "count", r.count_grid);
-    if (dma_like) put_block(grid, "bytes", r.bytes_grid);
-    put_block(grid, "flop", r.flop_grid);
-    if (is_vector(r.cls)) put_block(grid, "repeats", r.repeats_grid);
-    put_block(grid, "scalar_instructions", r.scalar_grid);
-    put_block(grid, "issued_instructions", r.issued_grid);
-    j["grid"] = grid;
-  }
-  if (!reasons.empty()) j["exec_reasons"] = reasons;
-  if (!block_reasons.empty()) j["total_reasons"] = block_reasons;
-  if (!r.estimated_fields.empty()) j["estimated"] = r.estimated_fields;
-
-  json elig;
-  elig["units"] = r.eligibility.units;
-  elig["landed"] = r.eligibility.landed;
-  elig["fallback"] = r.eligibility.fallback;
-  if (r.eligibility.fallback) elig["cause"] = r.eligibility.cause;
-  j["eligibility"] = elig;
-
-  if (r.sync) {
-    json s;
-    s["from"] = r.sync->from == Pipe::None ? json(nullptr) : json(pipe_name(r.sync->from));
-    s["to"] = r.sync->to == Pipe::None ? json(nullptr) : json(pipe_name(r.sync->to));
-    s["event"] = r.sync->event ? json(*r.sync->event) : json(nullptr);
-    if (!r.sync->event_value.empty()) {
-      s["event_operand"] = r.sync->event_value;
-      s["event_values"] = r.sync->event_values;
+  const bool vec = is_vector(r.cls);
+  const bool has_exec = r.elements.value || !r.elements.reason.empty() || r.flop.value || !r.flop.reason.empty() ||
+                        !r.dtype.empty() || r.src != Space::Unknown || r.dst != Space::Unknown || r.cls == OpClass::Cube;
+  std::vector<std::pair<const char *, std::string>> exec_reasons, total_reasons;
+  if (has_exec) {
+    w.key("exec");
+    QuantityObject exec(w, exec_reasons, true);
+    exec.put("elements", r.elements);
+    if (dma_like) exec.put("bytes", r.bytes);
+    exec.put("flop", r.flop);
+    if (vec) {
+      exec.put("repeats", r.repeats);
+      exec.put("masked_lanes", r.masked_lanes);
     }
-    if (!r.sync->tcore.empty()) s["tcore"] = r.sync->tcore;
-    if (!r.sync->mode.empty()) s["mode"] = r.sync->mode;
-    j["sync"] = s;
+    if (r.cls == OpClass::Dma) {
+      exec.put("packet_bytes", r.packet_bytes);
+      exec.put("packets", r.packets);
+    }
+    if (!r.dtype.empty()) w.field("dtype", r.dtype);
+    if (r.src != Space::Unknown) {
+      w.key("src");
+      write_space(w, r.src);
+    }
+    if (r.dst != Space::Unknown) {
+      w.key("dst");
+      write_space(w, r.dst);
+    }
+    if (!r.path_name.empty()) w.field("path", r.path_name);
+    if (r.cls == OpClass::Cube) {
+      w.field("m", r.m).field("k", r.k).field("n", r.n);
+      if (r.mte1_bytes >= 0) w.field("mte1_bytes", r.mte1_bytes);
+      else w.null_field("mte1_bytes");
+    }
+    exec.close();
+  }
+  w.key("block");
+  QuantityObject block(w, total_reasons, true);
+  if (dma_like) block.put("bytes", r.bytes_block);
+  block.put("elements", r.elements_block);
+  block.put("flop", r.flop_block);
+  if (vec) {
+    block.put("repeats", r.repeats_block);
+    block.put("masked_lanes", r.masked_block);
+  }
+  if (r.cls == OpClass::Dma) block.put("packets", r.packets_block);
+  block.put("scalar_instructions", r.scalar_block);
+  block.put("issued_instructions", r.issued_block);
+  block.close();
+  std::vector<std::pair<const char *, std::string>> ignored;
+  w.key("instance");
+  QuantityObject inst(w, ignored, true);
+  if (dma_like) inst.put("bytes", r.bytes_instance);
+  inst.put("flop", r.flop_instance);
+  if (vec) inst.put("repeats", r.repeats_instance);
+  inst.put("scalar_instructions", r.scalar_instance);
+  inst.put("issued_instructions", r.issued_instance);
+  inst.close();
+  if (with_grid) {
+    w.key("grid");
+    QuantityObject grid(w, ignored, true);
+    grid.put("count", r.count_grid);
+    if (dma_like) grid.put("bytes", r.bytes_grid);
+    grid.put("flop", r.flop_grid);
+    if (vec) grid.put("repeats", r.repeats_grid);
+    grid.put("scalar_instructions", r.scalar_grid);
+    grid.put("issued_instructions", r.issued_grid);
+    grid.close();
+  }
+  write_reasons(w, "exec_reasons", exec_reasons);
+  write_reasons(w, "total_reasons", total_reasons);
+  if (!r.estimated_fields.empty()) w.array("estimated", r.estimated_fields);
+  w.key("eligibility").begin_object();
+  w.array("units", r.eligibility.units);
+  w.field("landed", r.eligibility.landed).field("fallback", r.eligibility.fallback);
+  if (r.eligibility.fallback) w.field("cause", r.eligibility.cause);
+  w.end_object();
+  if (r.sync) {
+    const SyncInfo &s = *r.sync;
+    w.key("sync").begin_object();
+    if (s.from == Pipe::None) w.null_field("from");
+    else w.field("from", pipe_name(s.from));
+    if (s.to == Pipe::None) w.null_field("to");
+    else w.field("to", pipe_name(s.to));
+    w.field("event", s.event);
+    if (!s.event_value.empty()) {
+      w.field("event_operand", s.event_value);
+      w.array("event_values", s.event_values);
+    }
+    if (!s.tcore.empty()) w.field("tcore", s.tcore);
+    if (!s.mode.empty()) w.field("mode", s.mode);
+    w.end_object();
   }
   if (!r.reads.empty() || !r.writes.empty()) {
-    json reads = json::array(), writes = json::array();
-    for (const BufferRef &b : r.reads) reads.push_back(buffer_json(b));
-    for (const BufferRef &b : r.writes) writes.push_back(buffer_json(b));
-    j["reads"] = reads;
-    j["writes"] = writes;
+    w.key("reads").begin_array();
+    for (const BufferRef &b : r.reads) write_buffer(w, b);
+    w.end_array();
+    w.key("writes").begin_array();
+    for (const BufferRef &b : r.writes) write_buffer(w, b);
+    w.end_array();
   }
-  if (!r.notes.empty()) j["notes"] = r.notes;
-  return j;
+  if (!r.notes.empty()) w.array("notes", r.notes);
+  w.end_object();
 }
 
 /// Sums per core type. `mode` picks which per-op numbers are added.
@@ -232,7 +263,10 @@ struct Sum {
   void add(int64_t v) {
     if (known && __builtin_add_overflow(value, v, &value)) value = kInf;
   }
-  [[nodiscard]] json to_json() const { return known ? json(value) : json(nullptr); }
+  void write(JsonWriter &w) const {
+    if (known) w.value(value);
+    else w.null();
+  }
 };
 
 struct CoreTotals {
@@ -292,7 +326,7 @@ Quantity count_q(const Count &c) {
   return q;
 }
 
-json totals_json(const Program &prog, Mode mode) {
+void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
   std::map<std::string, CoreTotals> cores;
   for (const FunctionRecord &f : prog.functions) {
     CoreTotals &t = cores[core_name(f.core)];
@@ -373,301 +407,389 @@ json totals_json(const Program &prog, Mode mode) {
       if (flop.estimated) t.estimated = true;
     }
   }
-  json out = json::object();
+  const bool with_masked = mode == Mode::Block || mode == Mode::BlockMin;
+  w.begin_object();
   for (auto &[core, t] : cores) {
-    json c;
-    c["functions"] = t.functions;
-    c["instances_per_block"] = t.instances;
-    c["static_ops"] = t.static_ops;
-    json pipes = json::object();
+    w.key(core).begin_object();
+    w.key("functions").begin_array();
+    for (uint32_t f : t.functions) w.value(f);
+    w.end_array();
+    w.field("instances_per_block", t.instances).field("static_ops", t.static_ops);
+    w.key("pipes").begin_object();
     for (auto &[p, s] : t.executions_by_pipe) {
-      json pj;
-      pj["executions"] = s.to_json();
-      if (t.bytes_by_pipe.count(p)) pj["bytes"] = t.bytes_by_pipe[p].to_json();
-      pipes[p] = pj;
+      w.key(p).begin_object();
+      w.key("executions");
+      s.write(w);
+      if (auto it = t.bytes_by_pipe.find(p); it != t.bytes_by_pipe.end()) {
+        w.key("bytes");
+        it->second.write(w);
+      }
+      w.end_object();
     }
-    c["pipes"] = pipes;
-    json mte = json::array();
+    w.end_object();
+    w.key("mte").begin_array();
     for (auto &[key, m] : t.mte) {
       auto &[pipe, path, packet] = key;
-      json mj;
-      mj["pipe"] = pipe;
-      mj["path"] = path;
-      mj["packet_bytes"] = packet == "unknown" ? json(nullptr) : json(std::stoll(packet));
-      mj["bytes"] = m.bytes.to_json();
-      mj["transfers"] = m.transfers.to_json();
-      if (mode == Mode::Block || mode == Mode::BlockMin) mj["packets"] = m.packets.to_json();
-      mte.push_back(mj);
+      w.begin_object().field("pipe", pipe).field("path", path);
+      if (packet == "unknown") w.null_field("packet_bytes");
+      else w.field("packet_bytes", static_cast<int64_t>(std::stoll(packet)));
+      w.key("bytes");
+      m.bytes.write(w);
+      w.key("transfers");
+      m.transfers.write(w);
+      if (with_masked) {
+        w.key("packets");
+        m.packets.write(w);
+      }
+      w.end_object();
     }
-    c["mte"] = mte;
-    json vec;
-    vec["executions"] = t.v_exec.to_json();
-    vec["repeats"] = t.v_repeats.to_json();
-    vec["flop"] = t.v_flop.to_json();
-    if (mode == Mode::Block || mode == Mode::BlockMin) vec["masked_lanes"] = t.v_masked.to_json();
-    json by_class = json::object();
+    w.end_array();
+    w.key("vector").begin_object();
+    w.key("executions");
+    t.v_exec.write(w);
+    w.key("repeats");
+    t.v_repeats.write(w);
+    w.key("flop");
+    t.v_flop.write(w);
+    if (with_masked) {
+      w.key("masked_lanes");
+      t.v_masked.write(w);
+    }
+    w.key("by_class").begin_object();
     for (auto &[cls, vc] : t.v_by_class) {
-      json cj = {{"executions", vc.exec.to_json()}, {"repeats", vc.repeats.to_json()}, {"flop", vc.flop.to_json()}};
-      if (mode == Mode::Block || mode == Mode::BlockMin) cj["masked_lanes"] = vc.masked.to_json();
-      by_class[cls] = cj;
+      w.key(cls).begin_object();
+      w.key("executions");
+      vc.exec.write(w);
+      w.key("repeats");
+      vc.repeats.write(w);
+      w.key("flop");
+      vc.flop.write(w);
+      if (with_masked) {
+        w.key("masked_lanes");
+        vc.masked.write(w);
+      }
+      w.end_object();
     }
-    vec["by_class"] = by_class;
-    c["vector"] = vec;
-    json cube;
-    cube["executions"] = t.c_exec.to_json();
-    cube["flop"] = t.c_flop.to_json();
-    cube["mte1_bytes"] = t.c_mte1.to_json();
-    json by_dtype = json::object();
-    for (auto &[dt, s] : t.c_flop_by_dtype) by_dtype[dt] = {{"flop", s.to_json()}};
-    json shapes = json::array();
+    w.end_object();
+    w.end_object();
+    w.key("cube").begin_object();
+    w.key("executions");
+    t.c_exec.write(w);
+    w.key("flop");
+    t.c_flop.write(w);
+    w.key("mte1_bytes");
+    t.c_mte1.write(w);
+    w.key("by_dtype").begin_object();
+    for (auto &[dt, s] : t.c_flop_by_dtype) {
+      w.key(dt).begin_object().key("flop");
+      s.write(w);
+      w.end_object();
+    }
+    w.end_object();
+    w.key("shapes").begin_array();
     for (auto &[key, sh] : t.c_shapes) {
       auto &[dt, m, k, n] = key;
-      shapes.push_back({{"dtype", dt},
-                        {"m", m >= 0 ? json(m) : json(nullptr)},
-                        {"k", k >= 0 ? json(k) : json(nullptr)},
-                        {"n", n >= 0 ? json(n) : json(nullptr)},
-                        {"executions", sh.exec.to_json()},
-                        {"flop", sh.flop.to_json()}});
+      w.begin_object().field("dtype", dt);
+      auto dim = [&](const char *name, int64_t v) {
+        if (v >= 0) w.field(name, v);
+        else w.null_field(name);
+      };
+      dim("m", m);
+      dim("k", k);
+      dim("n", n);
+      w.key("executions");
+      sh.exec.write(w);
+      w.key("flop");
+      sh.flop.write(w);
+      w.end_object();
     }
-    cube["by_dtype"] = by_dtype;
-    cube["shapes"] = shapes;
-    c["cube"] = cube;
-    json scalar;
-    scalar["instructions"] = t.scalar.to_json();
-    json kinds = json::object();
-    for (auto &[k, s] : t.scalar_by_kind) kinds[k] = s.to_json();
-    scalar["by_kind"] = kinds;
-    scalar["gm_load_bytes"] = t.gm_scalar_bytes.to_json();
-    scalar["fallback_instructions"] = t.fallback_scalar.to_json();
-    c["scalar"] = scalar;
-    c["issued_instructions"] = t.issued.to_json();
-    json sync = json::object();
-    for (auto &[k, s] : t.sync_ops) sync[k] = s.to_json();
-    c["sync"] = sync;
-    c["estimated"] = t.estimated;
-    c["unknown"] = json(std::vector<std::string>(t.unknown.begin(), t.unknown.end()));
-    out[core] = c;
+    w.end_array();
+    w.end_object();
+    w.key("scalar").begin_object();
+    w.key("instructions");
+    t.scalar.write(w);
+    w.key("by_kind").begin_object();
+    for (auto &[k, s] : t.scalar_by_kind) {
+      w.key(k);
+      s.write(w);
+    }
+    w.end_object();
+    w.key("gm_load_bytes");
+    t.gm_scalar_bytes.write(w);
+    w.key("fallback_instructions");
+    t.fallback_scalar.write(w);
+    w.end_object();
+    w.key("issued_instructions");
+    t.issued.write(w);
+    w.key("sync").begin_object();
+    for (auto &[k, s] : t.sync_ops) {
+      w.key(k);
+      s.write(w);
+    }
+    w.end_object();
+    w.field("estimated", t.estimated);
+    w.key("unknown").begin_array();
+    for (const std::string &u : t.unknown) w.value(u);
+    w.end_array();
+    w.end_object();
   }
-  return out;
+  w.end_object();
+}
+
+void write_note_list(JsonWriter &w, const char *key, const std::vector<EstimateNote> &notes) {
+  w.key(key).begin_array();
+  for (const EstimateNote &n : notes) {
+    w.begin_object();
+    w.field("op", n.op).field("line", n.line).field("field", n.field).field("value", n.value).field("reason", n.reason);
+    w.end_object();
+  }
+  w.end_array();
+}
+
+void write_ids(JsonWriter &w, const char *key, const std::vector<uint32_t> &ids) {
+  w.key(key).begin_array();
+  for (uint32_t id : ids) w.value(id);
+  w.end_array();
 }
 
 }  // namespace
 
-json to_json(const Program &prog, const SourceInfo &source, const AnalysisOptions &options) {
-  json doc;
-  doc["schema"] = kProgramSchema;
-  json src;
-  src["origin"] = source.origin;
-  src["bytes"] = source.bytes;
-  src["lines"] = prog.lines_total;
-  src["ir_dump_headers"] = prog.dump_headers;
-  src["compiler_output_lines"] = prog.skipped_lines;
-  json diags = json::array();
-  for (const auto &[line, text] : prog.diagnostics) diags.push_back({{"line", line}, {"text", text}});
-  src["compiler_output"] = diags;
-  doc["source"] = src;
-  doc["profile"] = {{"vector_repeat_bytes", prog.vector_repeat_bytes},
-                    {"vector_repeat_source", prog.vector_repeat_source},
-                    {"vector_cores_per_cube_core", options.vector_cores_per_cube_core}};
-  json launch;
-  launch["given"] = options.have_launch;
-  launch["grid"] = options.grid.empty() ? json(nullptr) : json(options.grid);
-  doc["launch"] = launch;
-  json blocks;
-  blocks["value"] = prog.blocks ? json(*prog.blocks) : json(nullptr);
-  if (prog.blocks) blocks["source"] = prog.blocks_source;
-  else blocks["reason"] = prog.blocks_reason;
-  doc["blocks"] = blocks;
+std::string to_json_text(const Program &prog, const SourceInfo &source, const AnalysisOptions &options) {
+  JsonWriter w(prog.ops.size() * 900 + 65536);
+  w.begin_object();
+  w.field("schema", kProgramSchema);
+  w.key("source").begin_object();
+  w.field("origin", source.origin).field("bytes", static_cast<uint64_t>(source.bytes)).field("lines", prog.lines_total);
+  w.array("ir_dump_headers", prog.dump_headers);
+  w.field("compiler_output_lines", prog.skipped_lines);
+  w.key("compiler_output").begin_array();
+  for (const auto &[line, text] : prog.diagnostics) w.begin_object().field("line", line).field("text", text).end_object();
+  w.end_array();
+  w.end_object();
+  w.key("profile").begin_object();
+  w.field("vector_repeat_bytes", prog.vector_repeat_bytes).field("vector_repeat_source", prog.vector_repeat_source);
+  w.field("vector_cores_per_cube_core", options.vector_cores_per_cube_core);
+  w.end_object();
+  w.key("launch").begin_object().field("given", options.have_launch);
+  if (options.grid.empty()) w.null_field("grid");
+  else w.array("grid", options.grid);
+  w.end_object();
+  w.key("blocks").begin_object();
+  w.field("value", prog.blocks);
+  if (prog.blocks) w.field("source", prog.blocks_source);
+  else w.field("reason", prog.blocks_reason);
+  w.end_object();
 
-  json functions = json::array();
+  w.key("functions").begin_array();
   for (const FunctionRecord &f : prog.functions) {
-    json fj;
-    fj["index"] = f.index;
-    fj["name"] = f.name;
-    fj["core"] = core_name(f.core);
-    fj["core_source"] = f.core_source;
-    fj["mix_part"] = f.mix_part.empty() ? json(nullptr) : json(f.mix_part);
-    fj["mix_mode"] = f.mix_mode.empty() ? json(nullptr) : json(f.mix_mode);
-    fj["line"] = f.line;
-    fj["end_line"] = f.end_line;
-    fj["instances_per_block"] = f.instances_per_block;
-    fj["ops"] = f.first_op ? json::array({*f.first_op, *f.last_op}) : json(nullptr);
-    fj["dump_header"] = f.dump_header.empty() ? json(nullptr) : json(f.dump_header);
-    json args = json::array();
+    w.begin_object();
+    w.field("index", f.index).field("name", f.name).field("core", core_name(f.core)).field("core_source", f.core_source);
+    if (f.mix_part.empty()) w.null_field("mix_part");
+    else w.field("mix_part", f.mix_part);
+    if (f.mix_mode.empty()) w.null_field("mix_mode");
+    else w.field("mix_mode", f.mix_mode);
+    w.field("line", f.line).field("end_line", f.end_line).field("instances_per_block", f.instances_per_block);
+    if (f.first_op) w.key("ops").begin_array().value(*f.first_op).value(*f.last_op).end_array();
+    else w.null_field("ops");
+    if (f.dump_header.empty()) w.null_field("dump_header");
+    else w.field("dump_header", f.dump_header);
+    w.key("args").begin_array();
     for (const FunctionArg &a : f.args) {
-      json aj;
-      aj["name"] = a.name;
-      aj["type"] = a.type;
-      aj["role"] = a.role;
-      aj["triton_index"] = a.triton_index ? json(*a.triton_index) : json(nullptr);
-      aj["value"] = a.value ? json(*a.value) : json(nullptr);
-      if (!a.value_source.empty()) aj["value_source"] = a.value_source;
-      args.push_back(aj);
+      w.begin_object().field("name", a.name).field("type", a.type).field("role", a.role);
+      w.field("triton_index", a.triton_index).field("value", a.value);
+      if (!a.value_source.empty()) w.field("value_source", a.value_source);
+      w.end_object();
     }
-    fj["args"] = args;
-    json lbn;
-    lbn["operand"] = f.logical_block_num.empty() ? json(nullptr) : json(f.logical_block_num);
-    lbn["value"] = f.block_num.known ? json(f.block_num.value) : json(nullptr);
-    if (!f.block_num.known) lbn["reason"] = f.block_num.reason;
-    fj["logical_block_num"] = lbn;
-    functions.push_back(fj);
+    w.end_array();
+    w.key("logical_block_num").begin_object();
+    if (f.logical_block_num.empty()) w.null_field("operand");
+    else w.field("operand", f.logical_block_num);
+    if (f.block_num.known) w.field("value", f.block_num.value);
+    else w.null_field("value").field("reason", f.block_num.reason);
+    w.end_object();
+    w.end_object();
   }
-  doc["functions"] = functions;
+  w.end_array();
 
-  json ops = json::array();
-  for (const OpRecord &r : prog.ops) ops.push_back(op_json(r, prog.blocks.has_value()));
-  doc["ops"] = ops;
+  w.key("ops").begin_array();
+  for (const OpRecord &r : prog.ops) write_op(w, r, prog.blocks.has_value());
+  w.end_array();
 
-  json loops = json::array();
+  w.key("loops").begin_array();
   for (const LoopRecord &l : prog.loops) {
-    json lj;
-    lj["function"] = l.function;
-    lj["line"] = l.line;
-    lj["depth"] = l.depth;
-    lj["trip"] = count_json(l.trip);
-    lj["entries"] = count_json(l.entries);
-    lj["iterations"] = count_json(l.iterations);
-    lj["element_loop"] = l.element_loop;
-    lj["attributes"] = l.attributes;
-    lj["scalar_instructions_per_iteration"] = l.body_scalar_instructions;
-    lj["issued_instructions_per_iteration"] = l.body_issued_instructions;
-    loops.push_back(lj);
+    w.begin_object().field("function", l.function).field("line", l.line).field("depth", l.depth);
+    w.key("trip");
+    write_count(w, l.trip);
+    w.key("entries");
+    write_count(w, l.entries);
+    w.key("iterations");
+    write_count(w, l.iterations);
+    w.field("element_loop", l.element_loop);
+    w.array("attributes", l.attributes);
+    w.field("scalar_instructions_per_iteration", l.body_scalar_instructions);
+    w.field("issued_instructions_per_iteration", l.body_issued_instructions);
+    w.end_object();
   }
-  doc["loops"] = loops;
+  w.end_array();
 
-  json totals;
-  totals["per_block"] = totals_json(prog, Mode::Block);
-  totals["per_block_min"] = totals_json(prog, Mode::BlockMin);
-  totals["per_instance"] = totals_json(prog, Mode::Instance);
-  totals["per_grid"] = prog.blocks ? totals_json(prog, Mode::Grid) : json(nullptr);
-  doc["totals"] = totals;
+  w.key("totals").begin_object();
+  w.key("per_block");
+  write_totals(w, prog, Mode::Block);
+  w.key("per_block_min");
+  write_totals(w, prog, Mode::BlockMin);
+  w.key("per_instance");
+  write_totals(w, prog, Mode::Instance);
+  w.key("per_grid");
+  if (prog.blocks) write_totals(w, prog, Mode::Grid);
+  else w.null();
+  w.end_object();
 
-  json sync;
-  json handoffs = json::array();
+  w.key("sync").begin_object();
+  w.key("handoffs").begin_array();
   for (const HandoffEdge &e : prog.handoffs) {
-    json hj;
-    hj["id"] = e.id;
-    hj["function"] = e.function;
-    hj["core"] = core_name(e.core);
-    hj["producer"] = pipe_name(e.producer);
-    hj["consumer"] = pipe_name(e.consumer);
-    hj["event"] = e.event;
-    hj["set_lines"] = e.set_lines;
-    hj["wait_lines"] = e.wait_lines;
-    hj["sets"] = count_json(e.sets);
-    hj["waits"] = count_json(e.waits);
-    hj["kind"] = e.kind;
-    hj["mandatory"] = e.kind == "mandatory";
-    hj["dependences"] = e.dependences;
-    hj["reason"] = e.reason;
-    hj["producer_ops"] = e.producer_ops;
-    hj["consumer_ops"] = e.consumer_ops;
-    handoffs.push_back(hj);
+    w.begin_object().field("id", e.id).field("function", e.function).field("core", core_name(e.core));
+    w.field("producer", pipe_name(e.producer)).field("consumer", pipe_name(e.consumer)).field("event", e.event);
+    write_ids(w, "set_lines", e.set_lines);
+    write_ids(w, "wait_lines", e.wait_lines);
+    w.key("sets");
+    write_count(w, e.sets);
+    w.key("waits");
+    write_count(w, e.waits);
+    w.field("kind", e.kind).field("mandatory", e.kind == "mandatory");
+    w.array("dependences", e.dependences);
+    w.field("reason", e.reason);
+    write_ids(w, "producer_ops", e.producer_ops);
+    write_ids(w, "consumer_ops", e.consumer_ops);
+    w.end_object();
   }
-  sync["handoffs"] = handoffs;
-  json cross = json::array();
+  w.end_array();
+  w.key("cross_core").begin_array();
   for (const CrossCoreEdge &e : prog.cross_core) {
-    json cj;
-    cj["id"] = e.id;
-    cj["flag"] = e.flag;
-    cj["producer"] = {{"function", e.producer_function}, {"core", core_name(e.producer_core)}, {"pipe", pipe_name(e.producer_pipe)}};
-    cj["consumer"] = {{"function", e.consumer_function},
-                      {"core", core_name(e.consumer_core)},
-                      {"pipe", e.consumer_pipe == Pipe::None ? json(nullptr) : json(pipe_name(e.consumer_pipe))}};
-    cj["set_lines"] = e.set_lines;
-    cj["wait_lines"] = e.wait_lines;
-    cj["sets"] = count_json(e.sets);
-    cj["waits"] = count_json(e.waits);
-    cj["kind"] = e.kind;
-    cj["mandatory"] = e.kind == "mandatory";
-    cj["dependences"] = e.dependences;
-    cj["reason"] = e.reason;
-    cj["producer_ops"] = e.producer_ops;
-    cj["consumer_ops"] = e.consumer_ops;
-    cross.push_back(cj);
+    w.begin_object().field("id", e.id).field("flag", e.flag);
+    w.key("producer").begin_object().field("function", e.producer_function).field("core", core_name(e.producer_core));
+    w.field("pipe", pipe_name(e.producer_pipe)).end_object();
+    w.key("consumer").begin_object().field("function", e.consumer_function).field("core", core_name(e.consumer_core));
+    if (e.consumer_pipe == Pipe::None) w.null_field("pipe");
+    else w.field("pipe", pipe_name(e.consumer_pipe));
+    w.end_object();
+    write_ids(w, "set_lines", e.set_lines);
+    write_ids(w, "wait_lines", e.wait_lines);
+    w.key("sets");
+    write_count(w, e.sets);
+    w.key("waits");
+    write_count(w, e.waits);
+    w.field("kind", e.kind).field("mandatory", e.kind == "mandatory");
+    w.array("dependences", e.dependences);
+    w.field("reason", e.reason);
+    write_ids(w, "producer_ops", e.producer_ops);
+    write_ids(w, "consumer_ops", e.consumer_ops);
+    w.end_object();
   }
-  sync["cross_core"] = cross;
-  json barriers = json::array();
-  std::map<std::pair<std::string, std::string>, json> per_pipe;
+  w.end_array();
+  struct PipeBarriers {
+    int64_t barriers = 0, executions = 0;
+    bool exact = true;
+    std::map<std::string, std::pair<int64_t, int64_t>> by_kind;
+  };
+  std::map<std::pair<std::string, std::string>, PipeBarriers> per_pipe;
+  w.key("barriers").begin_array();
   for (const BarrierRecord &b : prog.barriers) {
-    json bj;
-    bj["op"] = b.op;
-    bj["function"] = b.function;
-    bj["line"] = b.line;
-    bj["core"] = core_name(b.core);
-    bj["pipe"] = pipe_name(b.pipe);
-    bj["count"] = count_json(b.count);
-    bj["kind"] = b.kind;
-    bj["mandatory"] = b.kind == "mandatory";
-    bj["dependences"] = b.dependences;
-    bj["reason"] = b.reason;
-    bj["before_ops"] = b.before_ops;
-    bj["after_ops"] = b.after_ops;
-    barriers.push_back(bj);
-    json &pp = per_pipe[{core_name(b.core), pipe_name(b.pipe)}];
-    if (pp.is_null()) pp = {{"core", core_name(b.core)}, {"pipe", pipe_name(b.pipe)}, {"barriers", 0}, {"executions", 0},
-                            {"executions_exact", true}, {"by_kind", json::object()}};
-    pp["barriers"] = pp["barriers"].get<int64_t>() + 1;
-    pp["executions"] = pp["executions"].get<int64_t>() + (b.count.known ? b.count.value : 0);
-    if (!b.count.exact) pp["executions_exact"] = false;
-    json &k = pp["by_kind"][b.kind];
-    if (k.is_null()) k = {{"barriers", 0}, {"executions", 0}};
-    k["barriers"] = k["barriers"].get<int64_t>() + 1;
-    k["executions"] = k["executions"].get<int64_t>() + (b.count.known ? b.count.value : 0);
+    w.begin_object().field("op", b.op).field("function", b.function).field("line", b.line);
+    w.field("core", core_name(b.core)).field("pipe", pipe_name(b.pipe));
+    w.key("count");
+    write_count(w, b.count);
+    w.field("kind", b.kind).field("mandatory", b.kind == "mandatory");
+    w.array("dependences", b.dependences);
+    w.field("reason", b.reason);
+    write_ids(w, "before_ops", b.before_ops);
+    write_ids(w, "after_ops", b.after_ops);
+    w.end_object();
+    PipeBarriers &pp = per_pipe[{core_name(b.core), pipe_name(b.pipe)}];
+    const int64_t exec = b.count.known ? b.count.value : 0;
+    ++pp.barriers;
+    pp.executions += exec;
+    pp.exact = pp.exact && b.count.exact;
+    auto &kind = pp.by_kind[b.kind];
+    ++kind.first;
+    kind.second += exec;
   }
-  sync["barriers"] = barriers;
-  json pp_arr = json::array();
-  for (auto &[key, v] : per_pipe) pp_arr.push_back(v);
-  sync["barriers_per_pipe"] = pp_arr;
-  json comps = json::array();
+  w.end_array();
+  w.key("barriers_per_pipe").begin_array();
+  for (const auto &[key, pp] : per_pipe) {
+    w.begin_object().field("core", key.first).field("pipe", key.second).field("barriers", pp.barriers);
+    w.field("executions", pp.executions).field("executions_exact", pp.exact);
+    w.key("by_kind").begin_object();
+    for (const auto &[kind, v] : pp.by_kind)
+      w.key(kind).begin_object().field("barriers", v.first).field("executions", v.second).end_object();
+    w.end_object();
+    w.end_object();
+  }
+  w.end_array();
+  w.key("component_edges").begin_array();
   for (const ComponentEdge &c : prog.component_edges) {
-    json cj;
-    cj["producer"] = c.producer;
-    cj["consumer"] = c.consumer;
-    cj["mandatory"] = c.mandatory;
-    cj["cross_core"] = c.cross_core;
-    cj["multiplicity"] = c.multiplicity;
-    cj["multiplicity_exact"] = c.multiplicity_exact;
-    cj["chains"] = c.chains;
-    cj["vias"] = c.vias;
-    cj["handoffs"] = c.handoffs;
-    cj["cross_core_edges"] = c.cross_core_edges;
-    cj["lines"] = c.lines;
-    comps.push_back(cj);
+    w.begin_object().field("producer", c.producer).field("consumer", c.consumer).field("mandatory", c.mandatory);
+    w.field("cross_core", c.cross_core).field("multiplicity", c.multiplicity).field("multiplicity_exact", c.multiplicity_exact);
+    w.field("chains", c.chains);
+    w.key("vias").begin_array();
+    for (const auto &via : c.vias) {
+      w.begin_array();
+      for (const std::string &v : via) w.value(v);
+      w.end_array();
+    }
+    w.end_array();
+    write_ids(w, "handoffs", c.handoffs);
+    write_ids(w, "cross_core_edges", c.cross_core_edges);
+    write_ids(w, "lines", c.lines);
+    w.end_object();
   }
-  sync["component_edges"] = comps;
-  json cc_counts = json::object();
+  w.end_array();
+  struct CrossCounts {
+    int64_t set = 0, wait = 0, block = 0;
+    bool exact = true;
+  };
+  std::map<std::string, CrossCounts> cc;
   for (const OpRecord &r : prog.ops) {
     if (r.cls != OpClass::SyncBlockSet && r.cls != OpClass::SyncBlockWait && r.cls != OpClass::SyncBlock) continue;
-    json &c = cc_counts[core_name(r.core)];
-    if (c.is_null()) c = {{"sync_block_set", 0}, {"sync_block_wait", 0}, {"sync_block", 0}, {"exact", true}};
-    const char *key = op_class_name(r.cls);
-    c[key] = c[key].get<int64_t>() + (r.count.known ? r.count.value : 0);
-    if (!r.count.exact) c["exact"] = false;
+    CrossCounts &c = cc[core_name(r.core)];
+    const int64_t v = r.count.known ? r.count.value : 0;
+    if (r.cls == OpClass::SyncBlockSet) c.set += v;
+    else if (r.cls == OpClass::SyncBlockWait) c.wait += v;
+    else c.block += v;
+    c.exact = c.exact && r.count.exact;
   }
-  sync["cross_core_counts"] = cc_counts;
-  doc["sync"] = sync;
+  w.key("cross_core_counts").begin_object();
+  for (const auto &[core, c] : cc) {
+    w.key(core).begin_object().field("sync_block_set", c.set).field("sync_block_wait", c.wait);
+    w.field("sync_block", c.block).field("exact", c.exact).end_object();
+  }
+  w.end_object();
+  w.end_object();
 
-  json fallbacks = json::array();
-  for (const Finding &f : prog.fallbacks)
-    fallbacks.push_back({{"op", f.op}, {"line", f.line}, {"name", f.op_name}, {"cause", f.cause},
-                         {"count_per_block", f.count_per_block}, {"count_exact", f.count_exact}});
-  doc["fallbacks"] = fallbacks;
-  doc["histogram"] = prog.histogram;
-  json unmodelled = json::array();
-  for (const Unmodelled &u : prog.unmodelled)
-    unmodelled.push_back({{"op", u.op}, {"count", u.count}, {"lines", u.lines}, {"reason", u.reason}});
-  doc["unmodelled"] = unmodelled;
-  auto notes = [](const std::vector<EstimateNote> &v) {
-    json a = json::array();
-    for (const EstimateNote &n : v)
-      a.push_back({{"op", n.op ? json(*n.op) : json(nullptr)}, {"line", n.line}, {"field", n.field}, {"value", n.value}, {"reason", n.reason}});
-    return a;
-  };
-  doc["estimates"] = notes(prog.estimates);
-  doc["unresolved"] = notes(prog.unresolved);
-  doc["warnings"] = prog.warnings;
-  return doc;
+  w.key("fallbacks").begin_array();
+  for (const Finding &f : prog.fallbacks) {
+    w.begin_object().field("op", f.op).field("line", f.line).field("name", f.op_name).field("cause", f.cause);
+    w.field("count_per_block", f.count_per_block).field("count_exact", f.count_exact).end_object();
+  }
+  w.end_array();
+  w.key("histogram").begin_object();
+  for (const auto &[name, n] : prog.histogram) w.field(name, n);
+  w.end_object();
+  w.key("unmodelled").begin_array();
+  for (const Unmodelled &u : prog.unmodelled) {
+    w.begin_object().field("op", u.op).field("count", u.count);
+    write_ids(w, "lines", u.lines);
+    w.field("reason", u.reason).end_object();
+  }
+  w.end_array();
+  write_note_list(w, "estimates", prog.estimates);
+  write_note_list(w, "unresolved", prog.unresolved);
+  w.array("warnings", prog.warnings);
+  w.end_object();
+  return w.take();
+}
+
+json to_json(const Program &prog, const SourceInfo &source, const AnalysisOptions &options) {
+  return json::parse(to_json_text(prog, source, options));
 }
 
 void apply_profile(const json &profile, AnalysisOptions &options) {

@@ -26,7 +26,10 @@ struct SourceInfo {
   size_t bytes = 0;
 };
 
-/// Builds the perfbound.hivm_program/1 document.
+/// Writes the perfbound.hivm_program/1 document as JSON text (streaming, no DOM).
+std::string to_json_text(const Program &program, const SourceInfo &source, const AnalysisOptions &options);
+
+/// The same document parsed into a DOM (tests, tools).
 nlohmann::json to_json(const Program &program, const SourceInfo &source, const AnalysisOptions &options);
 
 /// Fills the profile-derived options from a perfbound.profile/1 document.

@@ -356,13 +356,14 @@ void analyze_function(Program &prog, const FunctionView &view) {
   }
 }
 
-void analyze_cross_core(Program &prog, const std::vector<FunctionView> &views) {
+void analyze_cross_core(Program &prog, const std::vector<FunctionView> &views, const std::vector<size_t> &group) {
   struct SyncPoint {
     uint32_t op;
     size_t view;
   };
   std::vector<SyncPoint> sets, waits;
-  for (size_t vi = 0; vi < views.size(); ++vi)
+  const size_t first_edge = prog.cross_core.size();
+  for (size_t vi : group)
     for (uint32_t r = views[vi].first_op; r < views[vi].end_op; ++r) {
       const OpRecord &op = prog.ops[r];
       if (!op.sync) continue;
@@ -396,7 +397,8 @@ void analyze_cross_core(Program &prog, const std::vector<FunctionView> &views) {
       append_unique(e.wait_lines, wo.line);
     }
   }
-  for (CrossCoreEdge &e : prog.cross_core) {
+  for (size_t ei = first_edge; ei < prog.cross_core.size(); ++ei) {
+    CrossCoreEdge &e = prog.cross_core[ei];
     std::vector<uint32_t> set_ops, wait_ops;
     for (const SyncPoint &s : sets) {
       const OpRecord &so = prog.ops[s.op];
@@ -482,7 +484,7 @@ std::string component(CoreType core, Pipe p) {
   return std::string(core_name(core)) + "." + c;
 }
 
-void trace_components(Program &prog) {
+void trace_components(Program &prog, const std::set<uint32_t> &functions, size_t first_cross) {
   // A uniform view of intra-core handoffs and cross-core edges.
   struct Hop {
     bool cross = false;
@@ -503,6 +505,7 @@ void trace_components(Program &prog) {
   };
   for (const HandoffEdge &e : prog.handoffs) {
     if (e.kind != "mandatory" && e.kind != "avoidable") continue;
+    if (functions.count(e.function) == 0) continue;
     Hop h;
     h.id = e.id;
     h.pcore = h.ccore = e.core;
@@ -518,7 +521,8 @@ void trace_components(Program &prog) {
     h.lines.insert(h.lines.end(), e.wait_lines.begin(), e.wait_lines.end());
     hops.push_back(std::move(h));
   }
-  for (const CrossCoreEdge &e : prog.cross_core) {
+  for (size_t ei = first_cross; ei < prog.cross_core.size(); ++ei) {
+    const CrossCoreEdge &e = prog.cross_core[ei];
     if (e.kind != "mandatory" && e.kind != "avoidable") continue;
     Hop h;
     h.cross = true;
@@ -559,6 +563,7 @@ void trace_components(Program &prog) {
   };
   std::map<std::pair<std::string, std::string>, size_t> index;
   std::vector<Acc> accs;
+  std::vector<ComponentEdge> edges;
   auto emit = [&](const std::vector<size_t> &chain) {
     const Hop &first = hops[chain.front()];
     const Hop &last = hops[chain.back()];
@@ -581,11 +586,11 @@ void trace_components(Program &prog) {
       ComponentEdge ce;
       ce.producer = producer;
       ce.consumer = consumer;
-      prog.component_edges.push_back(std::move(ce));
+      edges.push_back(std::move(ce));
       accs.emplace_back();
-      it = index.emplace(key, prog.component_edges.size() - 1).first;
+      it = index.emplace(key, edges.size() - 1).first;
     }
-    ComponentEdge &ce = prog.component_edges[it->second];
+    ComponentEdge &ce = edges[it->second];
     Acc &acc = accs[it->second];
     if (mandatory && !ce.mandatory) {
       // Mandatory chains define the multiplicity; avoidable ones are kept as context.
@@ -642,12 +647,13 @@ void trace_components(Program &prog) {
     std::vector<size_t> chain = {k};
     follow(chain);
   }
-  for (size_t idx = 0; idx < prog.component_edges.size(); ++idx) {
-    ComponentEdge &ce = prog.component_edges[idx];
+  for (size_t idx = 0; idx < edges.size(); ++idx) {
+    ComponentEdge &ce = edges[idx];
     ce.multiplicity = 0;
     for (const auto &[hop, mult] : accs[idx].by_first_hop) ce.multiplicity += mult;
     ce.multiplicity_exact = accs[idx].exact;
     std::sort(ce.lines.begin(), ce.lines.end());
+    prog.component_edges.push_back(std::move(ce));
   }
 }
 
@@ -655,8 +661,27 @@ void trace_components(Program &prog) {
 
 void analyze_sync(Program &program, const std::vector<FunctionView> &views) {
   for (const FunctionView &view : views) analyze_function(program, view);
-  analyze_cross_core(program, views);
-  trace_components(program);
+  // Kernels: the _mix_aic and _mix_aiv parts of one mix kernel (consecutive, same base name) sync with
+  // each other; every other function stands alone.
+  auto base = [](const std::string &name) {
+    for (const char *suffix : {"_mix_aic", "_mix_aiv"})
+      if (name.size() > 8 && name.compare(name.size() - 8, 8, suffix) == 0) return name.substr(0, name.size() - 8);
+    return name;
+  };
+  for (size_t vi = 0; vi < views.size();) {
+    std::vector<size_t> group = {vi};
+    const FunctionRecord &f = program.functions[views[vi].function];
+    if (!f.mix_part.empty() && vi + 1 < views.size()) {
+      const FunctionRecord &g = program.functions[views[vi + 1].function];
+      if (!g.mix_part.empty() && g.mix_part != f.mix_part && base(g.name) == base(f.name)) group.push_back(vi + 1);
+    }
+    const size_t first_cross = program.cross_core.size();
+    analyze_cross_core(program, views, group);
+    std::set<uint32_t> functions;
+    for (size_t idx : group) functions.insert(views[idx].function);
+    trace_components(program, functions, first_cross);
+    vi += group.size();
+  }
 }
 
 }  // namespace pb::hivm

@@ -176,7 +176,8 @@ class TypeParser {
         t.kind = Type::Kind::Scalar;
         t.elem = e;
       } else {
-        t.kind = w.empty() ? Type::Kind::Unknown : Type::Kind::Other;
+        const bool dialect_type = w.empty() && p_ < s_.size() && s_[p_] == '!';
+        t.kind = (w.empty() && !dialect_type) ? Type::Kind::Unknown : Type::Kind::Other;
       }
     }
     return t;
