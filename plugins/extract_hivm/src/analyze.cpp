@@ -485,8 +485,10 @@ class FunctionAnalyzer {
   std::vector<std::pair<std::string_view, ValueId>> undo_;
   std::vector<size_t> marks_;
   std::map<std::string, uint32_t> map_cache_;
+  std::unordered_map<std::string_view, int64_t> histogram_;
 
   // Evaluation state.
+  std::vector<uint64_t> reason_keys_;  // (construct kind, line) already explained in the current enumeration
   Ctx ctx_;
   uint32_t gen_ = 1;
   std::vector<uint32_t> memo_gen_;
@@ -696,7 +698,7 @@ uint32_t FunctionAnalyzer::new_record(const Op &op, int32_t path) {
   details_.emplace_back();
   record_path_.push_back(path);
   loop_of_record_.push_back(loop_stack_.empty() ? -1 : loop_stack_.back());
-  ++prog_.histogram[std::string(op.name)];
+  ++histogram_[op.name];
   return idx;
 }
 
@@ -2179,13 +2181,21 @@ void FunctionAnalyzer::enumerate(const std::vector<int32_t> &chain, size_t at, M
     return;
   }
   const PathNode &node = paths_[static_cast<size_t>(chain[at])];
+  // Reasons are built once per (construct, line): leaves revisit the same nodes many times.
+  auto seen_reason = [&](int kind, uint32_t line) {
+    uint64_t key = (static_cast<uint64_t>(kind) << 32) | line;
+    if (std::find(reason_keys_.begin(), reason_keys_.end(), key) != reason_keys_.end()) return true;
+    reason_keys_.push_back(key);
+    return false;
+  };
   auto add_reason = [&](const std::string &text) {
     if (reason.find(text) == std::string::npos) reason += (reason.empty() ? "" : "; ") + text;
   };
   switch (node.kind) {
     case PathNode::Kind::Root: enumerate(chain, at + 1, mult, leaves, leaf, reason, taint); return;
     case PathNode::Kind::Opaque: {
-      add_reason("inside a region of " + node.what + " (line " + std::to_string(node.line) + ") whose execution count is unknown");
+      if (!seen_reason(0, node.line))
+        add_reason("inside a region of " + node.what + " (line " + std::to_string(node.line) + ") whose execution count is unknown");
       Mult m = mult;
       m.min = 0;
       m.max = kInf;
@@ -2207,9 +2217,11 @@ void FunctionAnalyzer::enumerate(const std::vector<int32_t> &chain, size_t at, M
       m.min = 0;
       if (node.unlikely) m.value = 0;
       m.exact = false;
-      std::string why = (e.taint & kTData) ? "depends on loaded data" : (e.taint & kTArg) ? "depends on launch arguments not given" : "not decidable";
-      add_reason("branch at line " + std::to_string(node.line) + " " + why +
-                 (node.unlikely ? " (hivm.unlikely_condition: counted as not taken)" : " (counted as taken)"));
+      if (!seen_reason(1, node.line)) {
+        std::string why = (e.taint & kTData) ? "depends on loaded data" : (e.taint & kTArg) ? "depends on launch arguments not given" : "not decidable";
+        add_reason("branch at line " + std::to_string(node.line) + " " + why +
+                   (node.unlikely ? " (hivm.unlikely_condition: counted as not taken)" : " (counted as taken)"));
+      }
       enumerate(chain, at + 1, m, leaves, leaf, reason, taint);
       return;
     }
@@ -2223,7 +2235,7 @@ void FunctionAnalyzer::enumerate(const std::vector<int32_t> &chain, size_t at, M
   };
   std::optional<Interval> saved = ctx_.iv[L];
   if (loop.unknown_trip) {
-    add_reason("loop at line " + std::to_string(loop.line) + " has an unknown trip count");
+    if (!seen_reason(2, loop.line)) add_reason("loop at line " + std::to_string(loop.line) + " has an unknown trip count");
     enumerate(chain, at + 1, mult_mul(mult, 0, kInf, 0, false, false), leaves, leaf, reason, taint);
     return;
   }
@@ -2258,11 +2270,13 @@ void FunctionAnalyzer::enumerate(const std::vector<int32_t> &chain, size_t at, M
     if (ub.iv.hi != Interval::kPosInf && lb.iv.lo != Interval::kNegInf && span_hi.exact())
       thi = std::max<int64_t>(0, (span_hi.lo + st.iv.lo - 1) / st.iv.lo);
   }
-  std::string why = ((lb.taint | ub.taint | st.taint) & kTData)  ? "bounds depend on loaded data"
-                    : ((lb.taint | ub.taint | st.taint) & kTArg) ? "bounds depend on launch arguments not given"
-                                                                 : "bounds are not constant";
-  add_reason("loop at line " + std::to_string(loop.line) + " runs " + std::to_string(tlo) + ".." + fmt_count(thi) +
-             " times (" + why + ")");
+  if (!seen_reason(3, loop.line)) {
+    std::string why = ((lb.taint | ub.taint | st.taint) & kTData)  ? "bounds depend on loaded data"
+                      : ((lb.taint | ub.taint | st.taint) & kTArg) ? "bounds depend on launch arguments not given"
+                                                                   : "bounds are not constant";
+    add_reason("loop at line " + std::to_string(loop.line) + " runs " + std::to_string(tlo) + ".." + fmt_count(thi) +
+               " times (" + why + ")");
+  }
   int64_t hi_iv = ub.iv.hi == Interval::kPosInf ? Interval::kPosInf : ub.iv.hi - 1;
   ctx_.iv[L] = Interval::range(lb.iv.lo, std::max(lb.iv.lo, hi_iv));
   touch_ctx();
@@ -2355,6 +2369,7 @@ FunctionAnalyzer::RunResult FunctionAnalyzer::run_counts(uint32_t r, const std::
       ctx_.iv.assign(loops_.size(), std::nullopt);
       touch_ctx();
       Inst &inst = out[s];
+      reason_keys_.clear();
       uint64_t &leaves = inst.leaves;
       enumerate(chain, 0, Mult{}, leaves,
                 [&](const Mult &m) {
@@ -2544,15 +2559,17 @@ void FunctionAnalyzer::compute_counts() {
     OpDetail &d = detail(r);
     OpRecord &record = rec(r);
     int32_t path = record_path_[r - first_record_];
-    RunResult res;
+    RunResult own;
+    const RunResult *res_ptr = &own;
     if (d.hivm) {
       compute_representative(r);
-      res = run_counts(r, chain_of(path), true);
+      own = run_counts(r, chain_of(path), true);
     } else {
       auto it = by_path.find(path);
       if (it == by_path.end()) it = by_path.emplace(path, run_counts(r, chain_of(path), false)).first;
-      res = it->second;
+      res_ptr = &it->second;
     }
+    const RunResult &res = *res_ptr;
     if (record.sync && d.event != kNone) {
       // The values a dynamic event id takes over the enumerated executions.
       std::set<int64_t> seen;
@@ -3086,6 +3103,7 @@ void FunctionAnalyzer::run(FunctionView &view) {
   compute_counts();
   finish_records();
   finish_function(view);
+  for (const auto &[name, n] : histogram_) prog_.histogram[std::string(name)] += n;
 }
 
 void FunctionAnalyzer::finish_function(FunctionView &view) {

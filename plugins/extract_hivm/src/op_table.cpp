@@ -75,7 +75,11 @@ const char *op_class_name(OpClass cls) {
 
 namespace {
 
-using Table = std::unordered_map<std::string, OpInfo>;
+struct NameHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+using Table = std::unordered_map<std::string, OpInfo, NameHash, std::equal_to<>>;
 
 Table build_table() {
   Table t;
@@ -173,7 +177,7 @@ const Table &table() {
 
 std::optional<OpInfo> lookup_op(std::string_view name) {
   const Table &t = table();
-  auto it = t.find(std::string(name));
+  auto it = t.find(name);
   if (it == t.end()) return std::nullopt;
   return it->second;
 }
