@@ -684,7 +684,7 @@ namespace {
 
 uint32_t FunctionAnalyzer::new_record(const Op &op, int32_t path) {
   auto idx = static_cast<uint32_t>(prog_.ops.size());
-  OpRecord r;
+  OpRecord &r = prog_.ops.emplace_back();  // built in place: records are large
   r.id = idx;
   r.function = fn_index_;
   r.name = std::string(op.name);
@@ -694,7 +694,6 @@ uint32_t FunctionAnalyzer::new_record(const Op &op, int32_t path) {
   r.core = prog_.functions[fn_index_].core;
   TokSpan toks = tokens_of(op);
   if (auto loc = find_loc(toks)) pending_locs_.emplace_back(idx, toks.from(*loc).text());
-  prog_.ops.push_back(std::move(r));
   details_.emplace_back();
   record_path_.push_back(path);
   loop_of_record_.push_back(loop_stack_.empty() ? -1 : loop_stack_.back());
@@ -1659,7 +1658,7 @@ void FunctionAnalyzer::handle_sync(const Op &op, uint32_t r, OpClass cls, int32_
     record.unresolved_pipe = "synchronisation operands not understood";
     record.modelled = false;
   }
-  record.sync = std::move(info);
+  record.sync = std::make_unique<SyncInfo>(std::move(info));
   mark_hivm(path, false);
 }
 
@@ -2698,7 +2697,6 @@ std::string fallback_cause(const OpRecord &r, bool extracted) {
 void FunctionAnalyzer::finish_records() {
   const auto end = static_cast<uint32_t>(prog_.ops.size());
   // Loop records first: iterations are needed for loop-control instructions.
-  std::vector<int64_t> iterations_value(loops_.size(), 0);
   std::vector<Count> iterations(loops_.size());
   std::vector<Quantity> iterations_grid(loops_.size());
   for (size_t L = 0; L < loops_.size(); ++L) {
@@ -2739,9 +2737,7 @@ void FunctionAnalyzer::finish_records() {
         std::string reason;
         uint64_t leaves = 0;
         Mult got{0, 0, 0, true, true};
-        std::vector<int32_t> single = {loop.body_path};
         // Reuse the interval logic on this loop alone.
-        PathNode root;
         std::vector<int32_t> chain = {loop.body_path};
         enumerate(chain, 0, one, leaves,
                   [&](const Mult &m) {
@@ -2753,17 +2749,9 @@ void FunctionAnalyzer::finish_records() {
                   },
                   reason, taint);
         lr.trip = to_count(got, reason);
-        (void)single;
-        (void)root;
       }
     }
-    // Instructions per iteration of the body (nested loops included).
-    for (const FunctionView::LoopSpan &span : loop_spans_)
-      if (span.op == loop.record) {
-        (void)span;
-      }
     prog_.loops.push_back(std::move(lr));
-    iterations_value[L] = it.block.value;
   }
   for (uint32_t r = first_record_; r < end; ++r) {
     OpRecord &record = rec(r);

@@ -223,7 +223,7 @@ Program import_des(std::string_view text, const AnalysisOptions &options) {
         }
         if (r.cls == OpClass::SetFlag) r.pipes = {s.from};
         if (r.cls == OpClass::WaitFlag) r.pipes = {s.to};
-        r.sync = s;
+        r.sync = std::make_unique<SyncInfo>(std::move(s));
         break;
       }
       default: break;

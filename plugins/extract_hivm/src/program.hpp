@@ -12,8 +12,10 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "interval.hpp"
@@ -25,6 +27,48 @@ namespace pb::hivm {
 enum class CoreType : uint8_t { AIC, AIV, Unknown };
 const char *core_name(CoreType core);  // "aic", "aiv", "unknown"
 
+/// Why a number is estimated or unknown: a string that costs one pointer when
+/// empty (most records carry a dozen of these, nearly all empty).
+class Reason {
+ public:
+  Reason() = default;
+  Reason(std::string text) { assign(std::move(text)); }  // NOLINT(google-explicit-constructor): a string
+  Reason(const char *text) { assign(std::string(text)); }  // NOLINT(google-explicit-constructor)
+  Reason(const Reason &other) : text_(other.text_ ? std::make_unique<std::string>(*other.text_) : nullptr) {}
+  Reason(Reason &&) noexcept = default;
+  Reason &operator=(const Reason &other) {
+    if (this != &other) text_ = other.text_ ? std::make_unique<std::string>(*other.text_) : nullptr;
+    return *this;
+  }
+  Reason &operator=(Reason &&) noexcept = default;
+  Reason &operator=(std::string text) {
+    assign(std::move(text));
+    return *this;
+  }
+  Reason &operator=(const char *text) { return *this = std::string(text); }
+  ~Reason() = default;
+
+  [[nodiscard]] bool empty() const { return !text_; }
+  [[nodiscard]] const std::string &str() const {
+    static const std::string kEmpty;
+    return text_ ? *text_ : kEmpty;
+  }
+  operator const std::string &() const { return str(); }  // NOLINT(google-explicit-constructor)
+  [[nodiscard]] size_t find(std::string_view part) const { return str().find(part); }
+  Reason &operator+=(std::string_view more) {
+    if (more.empty()) return *this;
+    if (!text_) text_ = std::make_unique<std::string>();
+    text_->append(more);
+    return *this;
+  }
+  friend std::string operator+(std::string left, const Reason &right) { return left.append(right.str()); }
+  friend std::string operator+(const char *left, const Reason &right) { return std::string(left) + right; }
+
+ private:
+  void assign(std::string text) { text_ = text.empty() ? nullptr : std::make_unique<std::string>(std::move(text)); }
+  std::unique_ptr<std::string> text_;
+};
+
 /// How many times something executes, per block or per core instance.
 struct Count {
   bool known = true;    // false: no estimate at all (value is meaningless)
@@ -32,7 +76,7 @@ struct Count {
   int64_t value = 0;    // best estimate (exact when `exact`)
   int64_t min = 0;      // guaranteed minimum
   int64_t max = 0;      // guaranteed maximum (Interval::kPosInf when unbounded)
-  std::string reason;   // why it is not exact
+  Reason reason;        // why it is not exact
   bool block_dependent = false;
   std::optional<int64_t> last_block;  // the value for the last block, when block-dependent and the grid is known
 };
@@ -41,7 +85,7 @@ struct Count {
 struct Quantity {
   std::optional<int64_t> value;
   bool estimated = false;
-  std::string reason;
+  Reason reason;
   [[nodiscard]] bool known() const { return value.has_value(); }
   static Quantity exact(int64_t v) { return {v, false, {}}; }
 };
@@ -115,7 +159,7 @@ struct OpRecord {
   std::string scalar_kind;           // arith, compare, bitwise, cast, address, gm_load, ub_access, loop_control, branch, hivm
 
   Eligibility eligibility;
-  std::optional<SyncInfo> sync;
+  std::unique_ptr<SyncInfo> sync;  // sync ops only
   std::vector<BufferRef> reads, writes;
   std::vector<std::string> estimated_fields;  // names of fields holding estimates
   std::vector<std::string> notes;
