@@ -72,6 +72,17 @@ struct MemrefInfo {
   std::vector<BufferRef> roots;
 };
 
+/// The sizes and strides a memref type states (dynamic ones unbounded), no roots yet.
+MemrefInfo static_memref_info(const Type &type) {
+  MemrefInfo info;
+  for (size_t idx = 0; idx < type.rank(); ++idx) {
+    int64_t d = type.shape[idx];
+    info.dims.push_back({d, kNone, d == kDynamic ? -1 : d});
+    info.strides.push_back({type.strides[idx], kNone, -1});
+  }
+  return info;
+}
+
 struct Value {
   VKind kind = VKind::Unknown;
   uint8_t op = 0;
@@ -437,6 +448,7 @@ class FunctionAnalyzer {
   void handle_annotation(const Op &op, uint32_t r);
   void define_results_unknown(const Op &op, const std::vector<TokSpan> &types);
   std::vector<BufferRef> yield_roots(const Region &region, size_t position);
+  void define_region_results(const Op &op, TokSpan s, const std::vector<std::vector<BufferRef>> &roots);
 
   // ---- quantities and counts
   DimEval eval_dim(const DimRef &d, uint8_t &taint);
@@ -727,9 +739,7 @@ void FunctionAnalyzer::define_results_unknown(const Op &op, const std::vector<To
     if (idx < types.size()) v.type = type_of(types[idx]);
     v.line = op.line;
     if (v.type.kind == Type::Kind::Memref) {
-      MemrefInfo info;
-      for (int64_t d : v.type.shape) info.dims.push_back({d, kNone, d == kDynamic ? -1 : d});
-      for (int64_t s : v.type.strides) info.strides.push_back({s, kNone, -1});
+      MemrefInfo info = static_memref_info(v.type);
       BufferRef root;
       root.space = v.type.space;
       info.roots.push_back(root);
@@ -1382,12 +1392,7 @@ void FunctionAnalyzer::handle_alloc(const Op &op, uint32_t r) {
     root.id = alloc_ids_++;
   }
   if (v.type.kind == Type::Kind::Memref) {
-    MemrefInfo info;
-    for (size_t idx = 0; idx < v.type.rank(); ++idx) {
-      int64_t d = v.type.shape[idx];
-      info.dims.push_back({d, kNone, d == kDynamic ? -1 : d});
-      info.strides.push_back({v.type.strides[idx], kNone, -1});
-    }
+    MemrefInfo info = static_memref_info(v.type);
     info.roots.push_back(root);
     v.mem = new_mem(std::move(info));
   }
@@ -1795,32 +1800,7 @@ void FunctionAnalyzer::handle_loop(const Op &op, uint32_t r, int32_t path) {
   pop_scope();
   loop_spans_.push_back({r, body_begin, body_end});
   // Loop results carry the iteration arguments.
-  std::vector<std::string_view> names = result_names(op);
-  std::vector<TokSpan> rtypes;
-  if (!op.generic) {
-    if (auto arrow = find_top(s, Tok::Arrow))
-      if (*arrow + 1 < s.size() && s[*arrow + 1].kind == Tok::LParen)
-        if (auto g = group_at(s, *arrow + 1)) rtypes = split_top(g->first, Tok::Comma);
-  } else {
-    rtypes = generic_parts(op).result_types;
-  }
-  for (size_t idx = 0; idx < names.size(); ++idx) {
-    Value v;
-    v.line = op.line;
-    if (idx < rtypes.size()) v.type = type_of(rtypes[idx]);
-    if (v.type.kind == Type::Kind::Memref) {
-      MemrefInfo info;
-      for (size_t k = 0; k < v.type.rank(); ++k) {
-        int64_t dd = v.type.shape[k];
-        info.dims.push_back({dd, kNone, dd == kDynamic ? -1 : dd});
-        info.strides.push_back({v.type.strides[k], kNone, -1});
-      }
-      if (idx < carried.size()) info.roots = carried[idx];
-      if (info.roots.empty()) info.roots.push_back(BufferRef{BufferRef::Kind::Unknown, v.type.space});
-      v.mem = new_mem(std::move(info));
-    }
-    define(names[idx], add_value(std::move(v)));
-  }
+  define_region_results(op, s, carried);
 }
 
 void FunctionAnalyzer::handle_if(const Op &op, uint32_t r, int32_t path) {
@@ -1864,6 +1844,12 @@ void FunctionAnalyzer::handle_if(const Op &op, uint32_t r, int32_t path) {
     }
     pop_scope();
   }
+  define_region_results(op, s, yielded);
+}
+
+/// Defines the results of an scf.for/scf.if: types from `-> (...)` (or the generic
+/// result types); a memref result views the buffers its region yields.
+void FunctionAnalyzer::define_region_results(const Op &op, TokSpan s, const std::vector<std::vector<BufferRef>> &roots) {
   std::vector<std::string_view> names = result_names(op);
   std::vector<TokSpan> rtypes;
   if (!op.generic) {
@@ -1878,13 +1864,8 @@ void FunctionAnalyzer::handle_if(const Op &op, uint32_t r, int32_t path) {
     v.line = op.line;
     if (idx < rtypes.size()) v.type = type_of(rtypes[idx]);
     if (v.type.kind == Type::Kind::Memref) {
-      MemrefInfo info;
-      for (size_t k = 0; k < v.type.rank(); ++k) {
-        int64_t dd = v.type.shape[k];
-        info.dims.push_back({dd, kNone, dd == kDynamic ? -1 : dd});
-        info.strides.push_back({v.type.strides[k], kNone, -1});
-      }
-      if (idx < yielded.size()) info.roots = yielded[idx];
+      MemrefInfo info = static_memref_info(v.type);
+      if (idx < roots.size()) info.roots = roots[idx];
       if (info.roots.empty()) info.roots.push_back(BufferRef{BufferRef::Kind::Unknown, v.type.space});
       v.mem = new_mem(std::move(info));
     }
@@ -2793,18 +2774,7 @@ void FunctionAnalyzer::finish_records() {
     switch (record.cls) {
       case OpClass::Cube: e.units = {"cube"}; e.landed = "cube"; break;
       case OpClass::CubeMacro: e.units = {"cube"}; break;
-      case OpClass::Dma:
-        e.units = {e.landed};
-        break;
-      case OpClass::VectorArith:
-      case OpClass::VectorTranscendental:
-      case OpClass::VectorReduce:
-      case OpClass::VectorCompareSelect:
-      case OpClass::VectorLogic:
-      case OpClass::VectorConvert:
-      case OpClass::VectorMove:
-      case OpClass::VectorGather: e.units = {"vector"}; break;
-      default: e.units = {e.landed}; break;
+      default: e.units = {is_vector_class(record.cls) ? std::string("vector") : e.landed}; break;
     }
     // Scalar fallbacks: scalar work inside an element-by-element loop.
     bool in_element_loop = false, extracted = false;
@@ -3023,12 +2993,7 @@ void FunctionAnalyzer::run(FunctionView &view) {
     }
     if (fa.role.empty()) fa.role = v.type.kind == Type::Kind::Memref ? "pointer" : "scalar";
     if (v.type.kind == Type::Kind::Memref) {
-      MemrefInfo info;
-      for (size_t k = 0; k < v.type.rank(); ++k) {
-        int64_t d = v.type.shape[k];
-        info.dims.push_back({d, kNone, d == kDynamic ? -1 : d});
-        info.strides.push_back({v.type.strides[k], kNone, -1});
-      }
+      MemrefInfo info = static_memref_info(v.type);
       BufferRef root;
       root.kind = BufferRef::Kind::Arg;
       root.space = v.type.space == Space::Unknown ? Space::GM : v.type.space;
@@ -3160,7 +3125,7 @@ void FunctionAnalyzer::finish_function(FunctionView &view) {
 
 }  // namespace
 
-Program analyze_text(std::string_view text, const AnalysisOptions &options) {
+Program start_program(const AnalysisOptions &options) {
   Program prog;
   prog.vector_repeat_bytes = options.vector_repeat_bytes;
   prog.vector_repeat_source = options.vector_repeat_source;
@@ -3171,6 +3136,11 @@ Program analyze_text(std::string_view text, const AnalysisOptions &options) {
     prog.grid = options.grid;
     prog.blocks_source = "launch.grid product";
   }
+  return prog;
+}
+
+Program analyze_text(std::string_view text, const AnalysisOptions &options) {
+  Program prog = start_program(options);
   FileReader reader(text);
   prog.ops.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 16);
   std::deque<std::string> owned_names;

@@ -43,6 +43,10 @@ struct AnalysisOptions {
   uint64_t grid_budget = 1u << 18;           // block x execution evaluations per op for exact grid sums
 };
 
+/// An empty Program with what the options fix: repeat size, and the block count
+/// when the launch gives a grid.
+Program start_program(const AnalysisOptions &options);
+
 /// Reads and analyses a whole dump. Throws SourceError for malformed input.
 /// [thread-safe: no shared state]
 Program analyze_text(std::string_view text, const AnalysisOptions &options);

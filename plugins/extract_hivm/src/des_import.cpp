@@ -63,16 +63,8 @@ Program import_des(std::string_view text, const AnalysisOptions &options) {
   if (!des.contains("operations") || !des["operations"].is_array())
     throw SourceError(1, 1, "the DES graph has no \"operations\" array");
   const json &ops = des["operations"];
-  Program prog;
-  prog.vector_repeat_bytes = options.vector_repeat_bytes;
-  prog.vector_repeat_source = options.vector_repeat_source;
-  if (options.have_launch && !options.grid.empty()) {
-    int64_t blocks = 1;
-    for (int64_t g : options.grid) blocks *= g;
-    prog.blocks = blocks;
-    prog.grid = options.grid;
-    prog.blocks_source = "launch.grid product";
-  } else {
+  Program prog = start_program(options);
+  if (!prog.blocks) {
     prog.blocks_reason = "no launch grid (a DES graph does not carry the block count)";
   }
   prog.warnings.push_back("imported from the predecessor's DES graph (a3_hivm_des_v1): interop only, never ground truth");

@@ -78,19 +78,6 @@ void write_buffer(JsonWriter &w, const BufferRef &b) {
   w.end_object();
 }
 
-bool is_vector(OpClass c) {
-  switch (c) {
-    case OpClass::VectorArith:
-    case OpClass::VectorTranscendental:
-    case OpClass::VectorReduce:
-    case OpClass::VectorCompareSelect:
-    case OpClass::VectorLogic:
-    case OpClass::VectorConvert:
-    case OpClass::VectorMove:
-    case OpClass::VectorGather: return true;
-    default: return false;
-  }
-}
 
 /// Members of a per-op quantity object, with their reasons collected.
 class QuantityObject {
@@ -140,7 +127,7 @@ void write_op(JsonWriter &w, const OpRecord &r, bool with_grid) {
   if (!r.scalar_kind.empty()) w.field("scalar_kind", r.scalar_kind);
 
   const bool dma_like = r.cls == OpClass::Dma || r.cls == OpClass::ScalarMemory || r.name == "hivm.hir.copy";
-  const bool vec = is_vector(r.cls);
+  const bool vec = is_vector_class(r.cls);
   const bool has_exec = r.elements.value || !r.elements.reason.empty() || r.flop.value || !r.flop.reason.empty() ||
                         !r.dtype.empty() || r.src != Space::Unknown || r.dst != Space::Unknown || r.cls == OpClass::Cube;
   std::vector<std::pair<const char *, std::string>> exec_reasons, total_reasons;
@@ -377,7 +364,7 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
       t.bytes_by_pipe[pipe].add(bytes);
       if (bytes.estimated) t.estimated = true;
       if (!bytes.value) t.unknown.insert("mte bytes (" + r.name + " line " + std::to_string(r.line) + ")");
-    } else if (is_vector(r.cls)) {
+    } else if (is_vector_class(r.cls)) {
       Quantity rep = pick(r, mode, r.repeats, r.repeats_block, r.repeats_instance, r.repeats_grid);
       Quantity flop = pick(r, mode, r.flop, r.flop_block, r.flop_instance, r.flop_grid);
       Quantity masked = pick(r, mode, r.masked_lanes, r.masked_block, Quantity{}, Quantity{});
@@ -444,30 +431,25 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
       w.end_object();
     }
     w.end_array();
+    // Executions, repeats, FLOP (and masked lanes) of some vector work.
+    auto vector_work = [&](const auto &exec, const auto &repeats, const auto &flop, const auto &masked) {
+      w.key("executions");
+      exec.write(w);
+      w.key("repeats");
+      repeats.write(w);
+      w.key("flop");
+      flop.write(w);
+      if (with_masked) {
+        w.key("masked_lanes");
+        masked.write(w);
+      }
+    };
     w.key("vector").begin_object();
-    w.key("executions");
-    t.v_exec.write(w);
-    w.key("repeats");
-    t.v_repeats.write(w);
-    w.key("flop");
-    t.v_flop.write(w);
-    if (with_masked) {
-      w.key("masked_lanes");
-      t.v_masked.write(w);
-    }
+    vector_work(t.v_exec, t.v_repeats, t.v_flop, t.v_masked);
     w.key("by_class").begin_object();
     for (auto &[cls, vc] : t.v_by_class) {
       w.key(cls).begin_object();
-      w.key("executions");
-      vc.exec.write(w);
-      w.key("repeats");
-      vc.repeats.write(w);
-      w.key("flop");
-      vc.flop.write(w);
-      if (with_masked) {
-        w.key("masked_lanes");
-        vc.masked.write(w);
-      }
+      vector_work(vc.exec, vc.repeats, vc.flop, vc.masked);
       w.end_object();
     }
     w.end_object();

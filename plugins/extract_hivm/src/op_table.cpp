@@ -73,6 +73,20 @@ const char *op_class_name(OpClass cls) {
   return "unknown";
 }
 
+bool is_vector_class(OpClass cls) {
+  switch (cls) {
+    case OpClass::VectorArith:
+    case OpClass::VectorTranscendental:
+    case OpClass::VectorReduce:
+    case OpClass::VectorCompareSelect:
+    case OpClass::VectorLogic:
+    case OpClass::VectorConvert:
+    case OpClass::VectorMove:
+    case OpClass::VectorGather: return true;
+    default: return false;
+  }
+}
+
 namespace {
 
 struct NameHash {

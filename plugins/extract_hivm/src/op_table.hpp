@@ -58,6 +58,8 @@ enum class OpClass : uint8_t {
 };
 
 const char *op_class_name(OpClass cls);
+/// The vector-unit classes (arith, transcendental, reduce, compare/select, logic, convert, move, gather).
+bool is_vector_class(OpClass cls);
 
 enum class CoreAffinity : uint8_t { Vector, Cube, Either, BySpace };
 

@@ -14,20 +14,9 @@ namespace {
 constexpr size_t kScanCap = 96;  // work ops collected on each side of a sync point
 
 bool is_work(const OpRecord &r) {
-  switch (r.cls) {
-    case OpClass::VectorArith:
-    case OpClass::VectorTranscendental:
-    case OpClass::VectorReduce:
-    case OpClass::VectorCompareSelect:
-    case OpClass::VectorLogic:
-    case OpClass::VectorConvert:
-    case OpClass::VectorMove:
-    case OpClass::VectorGather:
-    case OpClass::Dma:
-    case OpClass::Cube:
-    case OpClass::ScalarMemory: return !r.pipes.empty();
-    default: return false;
-  }
+  const bool work = is_vector_class(r.cls) || r.cls == OpClass::Dma || r.cls == OpClass::Cube ||
+                    r.cls == OpClass::ScalarMemory;
+  return work && !r.pipes.empty();
 }
 
 bool on_pipe(const OpRecord &r, Pipe p) {
@@ -180,26 +169,30 @@ void analyze_function(Program &prog, const FunctionView &view) {
   const FunctionRecord &fn = prog.functions[view.function];
   // --- set_flag / wait_flag handoffs, grouped by (producer pipe, consumer pipe, event).
   std::map<std::string, size_t> groups;
+  // The handoff group of a set/wait: (producer pipe, consumer pipe, event) plus `suffix`, created on first use.
+  auto group_of = [&](const OpRecord &op, const char *suffix) {
+    std::string label = event_label(*op.sync);
+    std::string key = std::string(pipe_name(op.sync->from)) + ">" + pipe_name(op.sync->to) + ":" + label + suffix;
+    auto it = groups.find(key);
+    if (it != groups.end()) return it->second;
+    HandoffEdge e;
+    e.id = static_cast<uint32_t>(prog.handoffs.size());
+    e.function = view.function;
+    e.core = fn.core;
+    e.producer = op.sync->from;
+    e.consumer = op.sync->to;
+    e.event = std::move(label);
+    prog.handoffs.push_back(std::move(e));
+    groups.emplace(std::move(key), prog.handoffs.size() - 1);
+    return prog.handoffs.size() - 1;
+  };
   std::vector<uint32_t> waits;
   for (uint32_t r = view.first_op; r < view.end_op; ++r) {
     const OpRecord &op = prog.ops[r];
     if (!op.sync) continue;
     if (op.cls == OpClass::WaitFlag) waits.push_back(r);
     if (op.cls != OpClass::SetFlag) continue;
-    std::string key = std::string(pipe_name(op.sync->from)) + ">" + pipe_name(op.sync->to) + ":" + event_label(*op.sync);
-    auto it = groups.find(key);
-    if (it == groups.end()) {
-      HandoffEdge e;
-      e.id = static_cast<uint32_t>(prog.handoffs.size());
-      e.function = view.function;
-      e.core = fn.core;
-      e.producer = op.sync->from;
-      e.consumer = op.sync->to;
-      e.event = event_label(*op.sync);
-      prog.handoffs.push_back(std::move(e));
-      it = groups.emplace(key, prog.handoffs.size() - 1).first;
-    }
-    HandoffEdge &e = prog.handoffs[it->second];
+    HandoffEdge &e = prog.handoffs[group_of(op, "")];
     e.set_ops.push_back(r);
     e.set_lines.push_back(op.line);
   }
@@ -216,22 +209,9 @@ void analyze_function(Program &prog, const FunctionView &view) {
       matched = true;
     }
     if (matched) continue;
-    std::string key = std::string(pipe_name(op.sync->from)) + ">" + pipe_name(op.sync->to) + ":" +
-                      event_label(*op.sync) + ":unmatched";
-    auto it = groups.find(key);
-    if (it == groups.end()) {
-      HandoffEdge e;
-      e.id = static_cast<uint32_t>(prog.handoffs.size());
-      e.function = view.function;
-      e.core = fn.core;
-      e.producer = op.sync->from;
-      e.consumer = op.sync->to;
-      e.event = event_label(*op.sync);
-      prog.handoffs.push_back(std::move(e));
-      it = groups.emplace(key, prog.handoffs.size() - 1).first;
-    }
-    prog.handoffs[it->second].wait_ops.push_back(w);
-    prog.handoffs[it->second].wait_lines.push_back(op.line);
+    HandoffEdge &e = prog.handoffs[group_of(op, ":unmatched")];
+    e.wait_ops.push_back(w);
+    e.wait_lines.push_back(op.line);
   }
   for (auto &[key, idx] : groups) {
     HandoffEdge &e = prog.handoffs[idx];
