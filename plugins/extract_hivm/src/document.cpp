@@ -627,21 +627,25 @@ std::string to_json_text(const Program &prog, const SourceInfo &source, const An
   w.end_object();
 
   w.key("sync").begin_object();
+  // Members shared by handoffs and cross-core edges.
+  auto write_link = [&](JsonWriter &out, const SyncLink &e) {
+    write_ids(out, "set_lines", e.set_lines);
+    write_ids(out, "wait_lines", e.wait_lines);
+    out.key("sets");
+    write_count(out, e.sets);
+    out.key("waits");
+    write_count(out, e.waits);
+    out.field("kind", e.kind).field("mandatory", e.kind == "mandatory");
+    out.array("dependences", e.dependences);
+    out.field("reason", e.reason);
+    write_ids(out, "producer_ops", e.producer_ops);
+    write_ids(out, "consumer_ops", e.consumer_ops);
+  };
   w.key("handoffs").begin_array();
   for (const HandoffEdge &e : prog.handoffs) {
     w.begin_object().field("id", e.id).field("function", e.function).field("core", core_name(e.core));
     w.field("producer", pipe_name(e.producer)).field("consumer", pipe_name(e.consumer)).field("event", e.event);
-    write_ids(w, "set_lines", e.set_lines);
-    write_ids(w, "wait_lines", e.wait_lines);
-    w.key("sets");
-    write_count(w, e.sets);
-    w.key("waits");
-    write_count(w, e.waits);
-    w.field("kind", e.kind).field("mandatory", e.kind == "mandatory");
-    w.array("dependences", e.dependences);
-    w.field("reason", e.reason);
-    write_ids(w, "producer_ops", e.producer_ops);
-    write_ids(w, "consumer_ops", e.consumer_ops);
+    write_link(w, e);
     w.end_object();
   }
   w.end_array();
@@ -654,17 +658,7 @@ std::string to_json_text(const Program &prog, const SourceInfo &source, const An
     if (e.consumer_pipe == Pipe::None) w.null_field("pipe");
     else w.field("pipe", pipe_name(e.consumer_pipe));
     w.end_object();
-    write_ids(w, "set_lines", e.set_lines);
-    write_ids(w, "wait_lines", e.wait_lines);
-    w.key("sets");
-    write_count(w, e.sets);
-    w.key("waits");
-    write_count(w, e.waits);
-    w.field("kind", e.kind).field("mandatory", e.kind == "mandatory");
-    w.array("dependences", e.dependences);
-    w.field("reason", e.reason);
-    write_ids(w, "producer_ops", e.producer_ops);
-    write_ids(w, "consumer_ops", e.consumer_ops);
+    write_link(w, e);
     w.end_object();
   }
   w.end_array();

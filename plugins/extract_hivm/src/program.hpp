@@ -229,34 +229,33 @@ struct EstimateNote {
   std::string reason;
 };
 
-struct HandoffEdge {
+/// What a handoff and a cross-core edge share: the set and wait sites, how often
+/// they run, and whether the work on the two sides depends on each other.
+struct SyncLink {
+  std::vector<uint32_t> set_lines, wait_lines;
+  Count sets, waits;  // per block
+  std::string kind;   // mandatory | avoidable | prologue | epilogue | unmatched
+  std::vector<std::string> dependences;  // RAW/WAR/WAW
+  std::string reason;
+  std::vector<uint32_t> producer_ops, consumer_ops;
+};
+
+struct HandoffEdge : SyncLink {
   uint32_t id = 0;
   uint32_t function = 0;
   CoreType core = CoreType::Unknown;
   Pipe producer = Pipe::None, consumer = Pipe::None;
   std::string event;  // "EVENT_ID0", "%15 in {0,1}"
   std::vector<uint32_t> set_ops, wait_ops;
-  std::vector<uint32_t> set_lines, wait_lines;
-  Count sets, waits;  // per block
-  std::string kind;   // mandatory | avoidable | prologue | epilogue
-  std::vector<std::string> dependences;  // RAW/WAR/WAW
-  std::string reason;
-  std::vector<uint32_t> producer_ops, consumer_ops;
 };
 
-struct CrossCoreEdge {
+struct CrossCoreEdge : SyncLink {
   uint32_t id = 0;
   int64_t flag = -1;
   uint32_t producer_function = 0, consumer_function = 0;
   CoreType producer_core = CoreType::Unknown, consumer_core = CoreType::Unknown;
   Pipe producer_pipe = Pipe::None;  // tpipe of the set
   Pipe consumer_pipe = Pipe::None;  // pipe of the first dependent work op after the wait
-  std::vector<uint32_t> set_lines, wait_lines;
-  Count sets, waits;
-  std::string kind;
-  std::vector<std::string> dependences;
-  std::string reason;
-  std::vector<uint32_t> producer_ops, consumer_ops;
 };
 
 struct BarrierRecord {

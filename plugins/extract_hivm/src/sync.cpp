@@ -483,14 +483,8 @@ void trace_components(Program &prog, const std::set<uint32_t> &functions, size_t
   auto has_raw = [](const std::vector<std::string> &deps) {
     return std::find(deps.begin(), deps.end(), "RAW") != deps.end();
   };
-  for (const HandoffEdge &e : prog.handoffs) {
-    if (e.kind != "mandatory" && e.kind != "avoidable") continue;
-    if (functions.count(e.function) == 0) continue;
-    Hop h;
-    h.id = e.id;
-    h.pcore = h.ccore = e.core;
-    h.ppipe = e.producer;
-    h.cpipe = e.consumer;
+  // The parts of a hop every sync edge gives the same way.
+  auto link_hop = [&](Hop &h, const SyncLink &e) {
     h.producers = &e.producer_ops;
     h.consumers = &e.consumer_ops;
     h.mandatory = e.kind == "mandatory";
@@ -499,6 +493,16 @@ void trace_components(Program &prog, const std::set<uint32_t> &functions, size_t
     h.count_exact = e.sets.exact;
     h.lines = e.set_lines;
     h.lines.insert(h.lines.end(), e.wait_lines.begin(), e.wait_lines.end());
+  };
+  for (const HandoffEdge &e : prog.handoffs) {
+    if (e.kind != "mandatory" && e.kind != "avoidable") continue;
+    if (functions.count(e.function) == 0) continue;
+    Hop h;
+    h.id = e.id;
+    h.pcore = h.ccore = e.core;
+    h.ppipe = e.producer;
+    h.cpipe = e.consumer;
+    link_hop(h, e);
     hops.push_back(std::move(h));
   }
   for (size_t ei = first_cross; ei < prog.cross_core.size(); ++ei) {
@@ -511,14 +515,7 @@ void trace_components(Program &prog, const std::set<uint32_t> &functions, size_t
     h.ccore = e.consumer_core;
     h.ppipe = e.producer_pipe;
     h.cpipe = e.consumer_pipe;
-    h.producers = &e.producer_ops;
-    h.consumers = &e.consumer_ops;
-    h.mandatory = e.kind == "mandatory";
-    h.raw = has_raw(e.dependences);
-    h.count = e.sets.value;
-    h.count_exact = e.sets.exact;
-    h.lines = e.set_lines;
-    h.lines.insert(h.lines.end(), e.wait_lines.begin(), e.wait_lines.end());
+    link_hop(h, e);
     hops.push_back(std::move(h));
   }
   // The MTE1 side of a cube macro op (mmadL1 loads L0A/L0B itself) is the cube component.
