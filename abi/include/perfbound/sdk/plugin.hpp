@@ -237,6 +237,16 @@ class RunContext {
                                        std::to_string(st) + ")");
   }
 
+  /// Hands an already serialized JSON object to the host (which copies and
+  /// validates it), for large documents written by a streaming writer. The
+  /// text must carry its "schema" member; nothing is added.
+  void set_output_text(const char *port, std::string_view json_text) {
+    pb_status st = ctx_->set_output(ctx_, port, json_text.data(), json_text.size());
+    if (st != PB_OK)
+      throw Error(PB_ERR_INTERNAL, std::string("host refused output '") + port + "' (status " +
+                                       std::to_string(st) + ")");
+  }
+
   void log(pb_severity severity, const std::string &message) const {
     ctx_->log(ctx_, severity, message.c_str());
   }

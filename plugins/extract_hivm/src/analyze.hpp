@@ -1,0 +1,56 @@
+//===- analyze.hpp - from HIVM text to a Program ---------------------------===//
+//
+// analyze_text() reads a raw dump (parser.hpp), then for every function walks
+// the real structure -- regions, blocks, SSA values, constants -- to build one
+// OpRecord per operation: pipe and core, bytes/elements/FLOP/repeats/packets
+// per execution, how often it runs per block (loop trip counts and branch
+// conditions, enumerated exactly where the bounds are constants and bounded
+// with intervals where they are not), scalar and issued instructions,
+// eligibility and scalar fallbacks. sync.hpp then derives handoffs, barriers
+// and component edges.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PERFBOUND_EXTRACT_HIVM_ANALYZE_HPP
+#define PERFBOUND_EXTRACT_HIVM_ANALYZE_HPP
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "program.hpp"
+
+namespace pb::hivm {
+
+struct Fractal {
+  int64_t m = 16, k = 16, n = 16;
+};
+
+struct AnalysisOptions {
+  // From the profile.
+  int64_t vector_repeat_bytes = 256;
+  std::string vector_repeat_source = "default: 256-byte repeats (ascend.md §3.4)";
+  uint32_t vector_cores_per_cube_core = 2;  // AIV instances per block of a mix kernel
+  std::map<std::string, Fractal> fractal;   // by dtype ("bf16", "fp16"->"f16" ...)
+  // From the launch document.
+  bool have_launch = false;
+  std::vector<int64_t> grid;                 // programs per axis
+  std::map<std::string, double> args;        // launch args by key ("n_elements", "%arg3", "3")
+  std::string kernel;                        // analyse only functions whose name starts with this
+  // Limits.
+  uint64_t enumeration_budget = 1u << 14;    // executions enumerated per op before switching to intervals
+  uint64_t grid_budget = 1u << 18;           // block x execution evaluations per op for exact grid sums
+};
+
+/// An empty Program with what the options fix: repeat size, and the block count
+/// when the launch gives a grid.
+Program start_program(const AnalysisOptions &options);
+
+/// Reads and analyses a whole dump. Throws SourceError for malformed input.
+/// [thread-safe: no shared state]
+Program analyze_text(std::string_view text, const AnalysisOptions &options);
+
+}  // namespace pb::hivm
+
+#endif  // PERFBOUND_EXTRACT_HIVM_ANALYZE_HPP

@@ -1,0 +1,439 @@
+//===- parser.cpp - reads a raw HIVM dump into operations ------------------===//
+#include "parser.hpp"
+
+#include <deque>
+
+namespace pb::hivm {
+
+std::string_view span(const Token &first, const Token &last) {
+  const char *begin = first.text.data();
+  const char *end = last.text.data() + last.text.size();
+  if (end < begin) return first.text;
+  return {begin, static_cast<size_t>(end - begin)};
+}
+
+namespace {
+
+std::string quote(std::string_view text) {
+  std::string out = "'";
+  for (char c : text.substr(0, 40)) out += c;
+  if (text.size() > 40) out += "...";
+  out += "'";
+  return out;
+}
+
+bool is_closer(Tok k) { return k == Tok::RParen || k == Tok::RSquare || k == Tok::RBrace || k == Tok::Greater; }
+bool is_opener(Tok k) { return k == Tok::LParen || k == Tok::LSquare || k == Tok::LBrace || k == Tok::Less; }
+Tok closer_of(Tok opener) {
+  switch (opener) {
+    case Tok::LParen: return Tok::RParen;
+    case Tok::LSquare: return Tok::RSquare;
+    case Tok::LBrace: return Tok::RBrace;
+    default: return Tok::Greater;
+  }
+}
+
+// Op names printed without a dialect prefix (func.return, func.call, builtin.module, cf.br).
+bool is_dotless_op_name(std::string_view name) {
+  return name == "return" || name == "call" || name == "call_indirect" || name == "module" || name == "br" ||
+         name == "cond_br";
+}
+
+/// Recursive-descent parser over a token stream with unbounded lookahead.
+class Parser {
+ public:
+  Parser(std::string_view buffer, size_t offset, uint32_t line) : lex_(buffer) { lex_.reset(offset, line); }
+
+  const Token &peek(size_t k = 0) {
+    while (la_.size() <= k) la_.push_back(lex_.next());
+    return la_[k];
+  }
+  Token take() {
+    Token t = peek();
+    la_.pop_front();
+    return t;
+  }
+
+  /// True when the token at lookahead k begins a new statement.
+  bool starts_statement(size_t k) {
+    const Token &t = peek(k);
+    switch (t.kind) {
+      case Tok::PercentId: {
+        const Token &n = peek(k + 1);
+        if (n.kind == Tok::Equal) return true;
+        if (n.kind == Tok::Comma) return peek(k + 2).kind == Tok::PercentId;
+        if (n.kind == Tok::Colon && peek(k + 2).kind == Tok::Integer) {
+          Tok after = peek(k + 3).kind;
+          return after == Tok::Equal || after == Tok::Comma;
+        }
+        return false;
+      }
+      case Tok::String: return peek(k + 1).kind == Tok::LParen;
+      case Tok::CaretId: return true;
+      case Tok::BareId: {
+        const Token &n = peek(k + 1);
+        if (n.kind == Tok::Equal || n.kind == Tok::Comma || n.kind == Tok::Colon) return false;
+        if (n.kind == Tok::RBrace && !n.first_on_line) return false;
+        if (n.kind == Tok::Greater || n.kind == Tok::RParen || n.kind == Tok::RSquare) return false;
+        if (t.text.find('.') != std::string_view::npos) return true;
+        return is_dotless_op_name(t.text);
+      }
+      default: return false;
+    }
+  }
+
+  /// peek(k) is '{': does it open a region (true) or an attribute dictionary?
+  bool lbrace_opens_region(size_t k) {
+    const Token &n = peek(k + 1);
+    if (n.kind == Tok::RBrace) return n.first_on_line;
+    if (n.kind == Tok::CaretId) return true;
+    if (n.first_on_line) return starts_statement(k + 1);
+    return n.kind == Tok::PercentId && starts_statement(k + 1);
+  }
+
+  [[noreturn]] void fail(const Token &t, const std::string &message) {
+    throw SourceError(t.line, t.col, message);
+  }
+
+  void check_token(const Token &t) {
+    if (t.kind == Tok::Error) {
+      if (!lex_.error().empty() && t.text.size() > 0 && t.text[0] == '"') fail(t, lex_.error());
+      fail(t, "unexpected character " + quote(t.text));
+    }
+  }
+
+  /// Parses one operation starting at peek(0). `top_level`: a function or
+  /// module at file level, which ends at the end of the line holding the
+  /// '}' of its last region.
+  Op parse_operation(bool top_level) {
+    Op op;
+    const Token &first = peek();
+    op.line = first.line;
+    op.col = first.col;
+    if (first.kind == Tok::PercentId) {
+      while (true) {
+        Token name = take();
+        if (name.kind != Tok::PercentId) fail(name, "expected an SSA value name in the result list, found " + quote(name.text));
+        ResultGroup group{name.text, 1};
+        if (peek().kind == Tok::Colon && peek(1).kind == Tok::Integer) {
+          take();
+          Token count = take();
+          group.count = static_cast<uint32_t>(std::stoul(std::string(count.text)));
+        }
+        op.results.push_back(group);
+        if (peek().kind == Tok::Comma) {
+          take();
+          continue;
+        }
+        break;
+      }
+      Token eq = take();
+      if (eq.kind != Tok::Equal) fail(eq, "expected '=' after the result list, found " + quote(eq.text));
+    }
+    Token name = take();
+    check_token(name);
+    if (name.kind == Tok::String) {
+      op.generic = true;
+      op.name = name.text.substr(1, name.text.size() - 2);
+    } else if (name.kind == Tok::BareId) {
+      op.name = name.text;
+    } else {
+      fail(name, "expected an operation name, found " + std::string(tok_name(name.kind)) + " " + quote(name.text));
+    }
+    std::vector<Token> stack;
+    bool region_closed_line = false;
+    uint32_t last_region_end = 0;
+    op.end_line = name.line;
+    while (true) {
+      const Token &t = peek();
+      if (t.kind == Tok::Eof) {
+        if (!stack.empty())
+          fail(stack.back(), "unexpected end of input: " + quote(stack.back().text) + " opened at line " +
+                                 std::to_string(stack.back().line) + " is never closed (is the dump truncated?)");
+        break;
+      }
+      if (stack.empty()) {
+        if (region_closed_line && top_level && t.line != last_region_end) break;
+        if (t.kind == Tok::RBrace) break;
+        if (t.first_on_line && starts_statement(0)) break;
+      }
+      check_token(t);
+      if (t.kind == Tok::LBrace && lbrace_opens_region(0)) {
+        Token lbrace = take();
+        op.region_at.push_back(static_cast<uint32_t>(op.tokens.size()));
+        op.regions.push_back(parse_region_body(lbrace));
+        last_region_end = op.regions.back().end_line;
+        op.end_line = last_region_end;
+        region_closed_line = stack.empty();
+        continue;
+      }
+      Token tok = take();
+      if (is_opener(tok.kind)) {
+        stack.push_back(tok);
+      } else if (is_closer(tok.kind)) {
+        if (stack.empty() || closer_of(stack.back().kind) != tok.kind) {
+          if (stack.empty()) fail(tok, "unbalanced " + quote(tok.text) + " in " + std::string(op.name));
+          fail(tok, "expected the closing bracket of " + quote(stack.back().text) + " opened at line " +
+                        std::to_string(stack.back().line) + ", found " + quote(tok.text));
+        }
+        stack.pop_back();
+      }
+      op.end_line = tok.line;
+      op.tokens.push_back(tok);
+    }
+    return op;
+  }
+
+  Region parse_region_body(const Token &lbrace) {
+    Region region;
+    region.line = lbrace.line;
+    region.blocks.emplace_back();
+    region.blocks.back().line = lbrace.line;
+    while (true) {
+      const Token &t = peek();
+      if (t.kind == Tok::RBrace) {
+        region.end_line = t.line;
+        take();
+        return region;
+      }
+      if (t.kind == Tok::Eof)
+        fail(lbrace, "unexpected end of input: the region opened at line " + std::to_string(lbrace.line) +
+                         " is never closed (is the dump truncated?)");
+      check_token(t);
+      if (t.kind == Tok::CaretId) {
+        Block &block = region.blocks.back().ops.empty() && region.blocks.back().label.empty() &&
+                               region.blocks.back().args.empty()
+                           ? region.blocks.back()
+                           : region.blocks.emplace_back();
+        Token label = take();
+        block.label = label.text;
+        block.line = label.line;
+        if (peek().kind == Tok::LParen) {
+          take();
+          parse_block_args(block);
+        }
+        Token colon = take();
+        if (colon.kind != Tok::Colon) fail(colon, "expected ':' after block label " + quote(label.text));
+        continue;
+      }
+      if (!starts_statement(0))
+        fail(t, "expected an operation, found " + std::string(tok_name(t.kind)) + " " + quote(t.text));
+      region.blocks.back().ops.push_back(parse_operation(false));
+    }
+  }
+
+  void parse_block_args(Block &block) {
+    while (true) {
+      Token name = take();
+      if (name.kind == Tok::RParen) return;
+      if (name.kind != Tok::PercentId) fail(name, "expected a block argument, found " + quote(name.text));
+      Token colon = take();
+      if (colon.kind != Tok::Colon) fail(colon, "expected ':' after block argument " + quote(name.text));
+      BlockArg arg{name.text, {}, name.line};
+      int depth = 0;
+      bool have_type = false;
+      Token type_first;
+      Token type_last;
+      while (true) {
+        const Token &t = peek();
+        if (t.kind == Tok::Eof) fail(name, "unexpected end of input in the arguments of a block");
+        if (depth == 0 && (t.kind == Tok::Comma || t.kind == Tok::RParen)) break;
+        if (depth == 0 && t.kind == Tok::BareId && t.text == "loc" && peek(1).kind == Tok::LParen) {
+          // Skip the location; keep it out of the type.
+          take();
+          int loc_depth = 0;
+          do {
+            Token lt = take();
+            if (lt.kind == Tok::Eof) fail(name, "unexpected end of input in a location");
+            if (lt.kind == Tok::LParen) ++loc_depth;
+            if (lt.kind == Tok::RParen) --loc_depth;
+          } while (loc_depth > 0);
+          continue;
+        }
+        Token tok = take();
+        if (is_opener(tok.kind)) ++depth;
+        if (is_closer(tok.kind)) --depth;
+        if (!have_type) {
+          type_first = tok;
+          have_type = true;
+        }
+        type_last = tok;
+      }
+      if (have_type) arg.type = span(type_first, type_last);
+      block.args.push_back(arg);
+      if (peek().kind == Tok::Comma) take();
+    }
+  }
+
+  /// Offset of the first unconsumed token, and its line.
+  std::pair<size_t, uint32_t> resume_point() {
+    const Token &t = peek();
+    if (t.kind == Tok::Eof) return {lex_.buffer().size(), t.line};
+    return {static_cast<size_t>(t.text.data() - lex_.buffer().data()), t.line};
+  }
+
+ private:
+  Lexer lex_;
+  std::deque<Token> la_;
+};
+
+std::string_view trim(std::string_view s) {
+  size_t b = 0;
+  while (b < s.size() && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r')) ++b;
+  size_t e = s.size();
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r')) --e;
+  return s.substr(b, e - b);
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+bool is_diagnostic_line(std::string_view line) {
+  if (line.find("warning:") != std::string_view::npos || line.find("error:") != std::string_view::npos ||
+      line.find("note:") != std::string_view::npos || line.find("remark:") != std::string_view::npos)
+    return true;
+  return line.find(" generated.") != std::string_view::npos;
+}
+
+}  // namespace
+
+Op parse_single_op(std::string_view text) {
+  Parser parser(text, 0, 1);
+  return parser.parse_operation(false);
+}
+
+void FileReader::handle_top_level_op(const Op &op, std::vector<const Op *> &stack,
+                                     const std::function<void(const Op &, const FunctionContext &)> &on_function) {
+  std::string_view name = op.name;
+  if (name == "module" || name == "builtin.module") {
+    stack.push_back(&op);
+    visit_module_body(op, stack, on_function);
+    stack.pop_back();
+    return;
+  }
+  if (name == "func.func" || name == "func") {
+    if (op.regions.empty()) {
+      std::string_view fname;
+      for (const Token &t : op.tokens)
+        if (t.kind == Tok::AtId) {
+          fname = t.text;
+          break;
+        }
+      declarations_.emplace_back(fname, op.line);
+      return;
+    }
+    FunctionContext ctx;
+    ctx.index = function_count_++;
+    ctx.dump_header = current_header_;
+    ctx.modules = stack;
+    on_function(op, ctx);
+    return;
+  }
+  throw SourceError(op.line, op.col,
+                    "expected a function or a module at the top level, found operation '" + std::string(name) +
+                        "' (is the dump truncated?)");
+}
+
+void FileReader::visit_module_body(const Op &module, std::vector<const Op *> &stack,
+                                   const std::function<void(const Op &, const FunctionContext &)> &on_function) {
+  for (const Region &region : module.regions)
+    for (const Block &block : region.blocks)
+      for (const Op &child : block.ops) handle_top_level_op(child, stack, on_function);
+}
+
+void FileReader::read(const std::function<void(const Op &, const FunctionContext &)> &on_function) {
+  size_t pos = 0;
+  uint32_t line = 1;
+  const size_t size = text_.size();
+  std::vector<const Op *> stack;
+  while (pos < size) {
+    size_t eol = text_.find('\n', pos);
+    if (eol == std::string_view::npos) eol = size;
+    std::string_view raw = text_.substr(pos, eol - pos);
+    std::string_view content = trim(raw);
+    auto next_line = [&] {
+      pos = eol + 1;
+      ++line;
+    };
+    if (content.empty()) {
+      next_line();
+      continue;
+    }
+    if (starts_with(content, "//")) {
+      if (content.find("IR Dump") != std::string_view::npos) {
+        lines_.push_back({TopLevelLine::Kind::DumpHeader, line, content});
+        current_header_ = content;
+      }
+      next_line();
+      continue;
+    }
+    // Decide with the MLIR lexer whether this line starts IR.
+    Parser probe(text_, pos, line);
+    const Token &t0 = probe.peek();
+    const bool is_alias = (t0.kind == Tok::HashId || t0.kind == Tok::BangId) && probe.peek(1).kind == Tok::Equal &&
+                          probe.peek(1).line == t0.line;
+    const bool is_container =
+        (t0.kind == Tok::BareId && (t0.text == "func.func" || t0.text == "module" || t0.text == "builtin.module")) ||
+        (t0.kind == Tok::String && (t0.text == "\"func.func\"" || t0.text == "\"builtin.module\"") &&
+         probe.peek(1).kind == Tok::LParen);
+    if (is_alias) {
+      Token name = probe.take();
+      probe.take();  // '='
+      // The value runs to the end of the line (balanced).
+      const Token &first = probe.peek();
+      if (first.kind == Tok::Eof || first.line != name.line)
+        throw SourceError(name.line, name.col, "alias " + std::string(name.text) + " has no value");
+      Token last = first;
+      int depth = 0;
+      while (true) {
+        const Token &t = probe.peek();
+        if (t.kind == Tok::Eof || (depth == 0 && t.line != name.line)) break;
+        Token tok = probe.take();
+        probe.check_token(tok);
+        if (is_opener(tok.kind)) ++depth;
+        if (is_closer(tok.kind)) --depth;
+        last = tok;
+      }
+      aliases_[name.text] = span(first, last);
+      auto [next_pos, next_line_no] = probe.resume_point();
+      (void)next_line_no;
+      // Resume at the start of the line of the next token.
+      size_t line_start = next_pos;
+      while (line_start > 0 && text_[line_start - 1] != '\n') --line_start;
+      if (line_start <= pos) line_start = eol + 1 <= size ? eol + 1 : size;
+      for (size_t p = pos; p < line_start && p < size; ++p) line += text_[p] == '\n' ? 1 : 0;
+      pos = line_start;
+      continue;
+    }
+    if (is_container) {
+      Op op = probe.parse_operation(true);
+      handle_top_level_op(op, stack, on_function);
+      // Resume at the line after the op's last line: comments there (the next IR dump header) are
+      // top-level lines too, which the lexer's lookahead has skipped.
+      const uint32_t resume_line = op.end_line + 1;
+      while (line < resume_line && pos < size) {
+        size_t nl = text_.find('\n', pos);
+        pos = nl == std::string_view::npos ? size : nl + 1;
+        ++line;
+      }
+      continue;
+    }
+    if (t0.kind == Tok::RBrace)
+      throw SourceError(t0.line, t0.col, "unbalanced '}' outside of any function or module");
+    if (probe.starts_statement(0) && t0.kind != Tok::String)
+      throw SourceError(t0.line, t0.col,
+                        "IR operation outside of any function: " + quote(content) +
+                            " (is the dump truncated or is its 'func.func' line missing?)");
+    lines_.push_back({is_diagnostic_line(content) ? TopLevelLine::Kind::Diagnostic : TopLevelLine::Kind::Text, line,
+                      content});
+    next_line();
+  }
+  line_count_ = line;
+  if (function_count_ == 0) {
+    uint32_t last_line = line > 1 ? line - 1 : 1;
+    throw SourceError(last_line, 1,
+                      "no function with a body found (" + std::to_string(last_line) +
+                          " lines read; a HIVM dump has at least one 'func.func @name(...) {')");
+  }
+}
+
+}  // namespace pb::hivm

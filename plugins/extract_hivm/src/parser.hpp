@@ -1,0 +1,87 @@
+//===- parser.hpp - reads a raw HIVM dump into operations ------------------===//
+//
+// A raw `kernel.npuir.mlir` is a process capture: compiler warnings before and
+// after the IR, `// -----// IR Dump After ...` headers, one `func.func` per
+// mix part, sometimes `module { ... }` wrappers and `#alias = ...` lines.
+// FileReader walks it line by line at the top level: it parses every line that
+// starts IR (a function, a module, an alias) with the MLIR parser below and
+// records every other line as compiler output. Inside a function everything
+// must be IR; anything else is an error with its line.
+//
+// The operation parser knows MLIR's generic syntax (results, regions, blocks,
+// balanced brackets) but no dialect's custom syntax. An operation ends where
+// the next one starts: a line whose first token begins a statement
+// (`%x = ...`, `dialect.op ...`, `"dialect.op"(`, `^bb`, `return`) or the '}'
+// closing its region. A '{' opens a region when its first token starts a line
+// with a statement or a block label, and an attribute dictionary otherwise.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PERFBOUND_EXTRACT_HIVM_PARSER_HPP
+#define PERFBOUND_EXTRACT_HIVM_PARSER_HPP
+
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir.hpp"
+
+namespace pb::hivm {
+
+/// A line outside the IR (compiler output) or an IR dump header.
+struct TopLevelLine {
+  enum class Kind { Diagnostic, DumpHeader, Text };
+  Kind kind = Kind::Text;
+  uint32_t line = 0;
+  std::string_view text;
+};
+
+/// Context of a function: the module(s) around it.
+struct FunctionContext {
+  uint32_t index = 0;                     // 0-based, in file order
+  std::string_view dump_header;           // the last "IR Dump After ..." header before it
+  std::vector<const Op *> modules;        // enclosing modules, outermost first
+};
+
+/// Reads a whole file. [thread: instance]
+class FileReader {
+ public:
+  explicit FileReader(std::string_view text) : text_(text) {}
+
+  /// Parses the file and calls `on_function` for every function with a body,
+  /// in file order. The Op is only valid during the call. Throws SourceError
+  /// on malformed IR (and when no function is found).
+  void read(const std::function<void(const Op &, const FunctionContext &)> &on_function);
+
+  [[nodiscard]] const std::vector<TopLevelLine> &lines() const { return lines_; }
+  /// `#name = ...` definitions: name -> source text of the value.
+  [[nodiscard]] const std::map<std::string_view, std::string_view, std::less<>> &aliases() const { return aliases_; }
+  [[nodiscard]] uint32_t line_count() const { return line_count_; }
+  /// Function declarations without a body (skipped): name and line.
+  [[nodiscard]] const std::vector<std::pair<std::string_view, uint32_t>> &declarations() const { return declarations_; }
+
+ private:
+  void visit_module_body(const Op &module, std::vector<const Op *> &stack,
+                         const std::function<void(const Op &, const FunctionContext &)> &on_function);
+  void handle_top_level_op(const Op &op, std::vector<const Op *> &stack,
+                           const std::function<void(const Op &, const FunctionContext &)> &on_function);
+
+  std::string_view text_;
+  std::vector<TopLevelLine> lines_;
+  std::map<std::string_view, std::string_view, std::less<>> aliases_;
+  std::vector<std::pair<std::string_view, uint32_t>> declarations_;
+  std::string_view current_header_;
+  uint32_t function_count_ = 0;
+  uint32_t line_count_ = 0;
+};
+
+/// Parses one operation from `text` (which must start with it). For tests.
+Op parse_single_op(std::string_view text);
+
+/// The source text spanned by tokens [first, last] (both inclusive).
+std::string_view span(const Token &first, const Token &last);
+
+}  // namespace pb::hivm
+
+#endif  // PERFBOUND_EXTRACT_HIVM_PARSER_HPP

@@ -1,0 +1,320 @@
+//===- program.hpp - what the extractor learns about a HIVM program --------===//
+//
+// The in-memory form of a perfbound.hivm_program/1 document: functions, one
+// record per operation (pipe, core, count per block, bytes, elements, FLOP,
+// vector repeats, packets, scalar and issued instructions, eligibility),
+// buffers touched, synchronisation, and everything that had to be estimated
+// or could not be resolved. document.cpp turns it into JSON.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PERFBOUND_EXTRACT_HIVM_PROGRAM_HPP
+#define PERFBOUND_EXTRACT_HIVM_PROGRAM_HPP
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "interval.hpp"
+#include "op_table.hpp"
+#include "types.hpp"
+
+namespace pb::hivm {
+
+enum class CoreType : uint8_t { AIC, AIV, Unknown };
+const char *core_name(CoreType core);  // "aic", "aiv", "unknown"
+
+/// Why a number is estimated or unknown: a string that costs one pointer when
+/// empty (most records carry a dozen of these, nearly all empty).
+class Reason {
+ public:
+  Reason() = default;
+  Reason(std::string text) { assign(std::move(text)); }  // NOLINT(google-explicit-constructor): a string
+  Reason(const char *text) { assign(std::string(text)); }  // NOLINT(google-explicit-constructor)
+  Reason(const Reason &other) : text_(other.text_ ? std::make_unique<std::string>(*other.text_) : nullptr) {}
+  Reason(Reason &&) noexcept = default;
+  Reason &operator=(const Reason &other) {
+    if (this != &other) text_ = other.text_ ? std::make_unique<std::string>(*other.text_) : nullptr;
+    return *this;
+  }
+  Reason &operator=(Reason &&) noexcept = default;
+  Reason &operator=(std::string text) {
+    assign(std::move(text));
+    return *this;
+  }
+  Reason &operator=(const char *text) { return *this = std::string(text); }
+  ~Reason() = default;
+
+  [[nodiscard]] bool empty() const { return !text_; }
+  [[nodiscard]] const std::string &str() const {
+    static const std::string kEmpty;
+    return text_ ? *text_ : kEmpty;
+  }
+  operator const std::string &() const { return str(); }  // NOLINT(google-explicit-constructor)
+  [[nodiscard]] size_t find(std::string_view part) const { return str().find(part); }
+  Reason &operator+=(std::string_view more) {
+    if (more.empty()) return *this;
+    if (!text_) text_ = std::make_unique<std::string>();
+    text_->append(more);
+    return *this;
+  }
+  friend std::string operator+(std::string left, const Reason &right) { return left.append(right.str()); }
+  friend std::string operator+(const char *left, const Reason &right) { return std::string(left) + right; }
+
+ private:
+  void assign(std::string text) { text_ = text.empty() ? nullptr : std::make_unique<std::string>(std::move(text)); }
+  std::unique_ptr<std::string> text_;
+};
+
+/// How many times something executes, per block or per core instance.
+struct Count {
+  bool known = true;    // false: no estimate at all (value is meaningless)
+  bool exact = true;
+  int64_t value = 0;    // best estimate (exact when `exact`)
+  int64_t min = 0;      // guaranteed minimum
+  int64_t max = 0;      // guaranteed maximum (Interval::kPosInf when unbounded)
+  Reason reason;        // why it is not exact
+  bool block_dependent = false;
+  std::optional<int64_t> last_block;  // the value for the last block, when block-dependent and the grid is known
+};
+
+/// A per-execution number: exact, estimated (with a reason), or unknown.
+struct Quantity {
+  std::optional<int64_t> value;
+  bool estimated = false;
+  Reason reason;
+  [[nodiscard]] bool known() const { return value.has_value(); }
+  static Quantity exact(int64_t v) { return {v, false, {}}; }
+};
+
+/// A buffer a DMA or vector op reads or writes: the root allocation it views.
+struct BufferRef {
+  enum class Kind : uint8_t { Address, Arg, Workspace, Alloc, Unknown };
+  Kind kind = Kind::Unknown;
+  Space space = Space::Unknown;
+  int64_t base0 = -1, base1 = -1;  // byte addresses (pointer_cast, up to 2 for double buffers) or workspace offset
+  int64_t bytes = -1;              // size of the root allocation, -1 when unknown
+  uint32_t id = 0;                 // argument index or allocation id
+};
+bool may_overlap(const BufferRef &a, const BufferRef &b);
+
+struct Eligibility {
+  std::vector<std::string> units;  // units that could execute the op: "vector", "cube", "scalar", "mte2", ...
+  std::string landed;              // the unit it runs on
+  bool fallback = false;           // runs on the scalar unit although a wider unit is eligible
+  std::string cause;               // likely cause of the fallback
+};
+
+struct SyncInfo {
+  Pipe from = Pipe::None;  // set_flag/wait_flag: set pipe; barrier: the pipe; sync_block_*: tpipe
+  Pipe to = Pipe::None;    // set_flag/wait_flag: wait pipe; sync_block_*: pipe
+  std::optional<int64_t> event;       // static event id / flag id
+  std::string event_value;            // dynamic event operand name ("%15") when not static
+  std::vector<int64_t> event_values;  // values a dynamic event takes (empty when unresolved)
+  std::string tcore;                  // sync_block_*: "CUBE"/"VECTOR"
+  std::string mode;                   // sync_block: ALL_CUBE, ...
+};
+
+struct OpRecord {
+  uint32_t id = 0;
+  uint32_t function = 0;
+  std::string name;
+  uint32_t line = 0;
+  std::string loc;  // Python source location "file:line:col" when the dump carries one
+  OpClass cls = OpClass::Unknown;
+  bool modelled = true;
+  std::vector<Pipe> pipes;
+  CoreType core = CoreType::Unknown;
+  std::string unresolved_pipe;  // why no pipe could be assigned (e.g. copy without address spaces)
+
+  Count count;           // executions per block (all instances of the function in one block)
+  Count count_instance;  // executions on the busiest instance (one core)
+  uint32_t path = 0;     // enclosing loops/conditions (FunctionAnalysis path node)
+  uint32_t loop_depth = 0;
+
+  // Per execution (representative: block 0, first iteration).
+  Quantity elements, bytes, flop, repeats, masked_lanes, packet_bytes, packets;
+  std::string dtype;
+  Space src = Space::Unknown, dst = Space::Unknown;
+  std::string path_name;  // "gm_to_ub", "l0c_to_gm", ...
+  std::optional<int64_t> m, k, n;  // cube
+  int64_t mte1_bytes = -1;         // cube: L1 -> L0A/L0B bytes per execution (fractal-padded)
+  int64_t scalar_gm_bytes = 0;     // memref.load/store on GM: bytes per execution
+
+  // Per block, summed over the enumerated executions (exact quantities at every execution).
+  Quantity bytes_block, elements_block, flop_block, repeats_block, masked_block, packets_block;
+  Quantity bytes_instance, flop_instance, repeats_instance;
+  // Whole grid (every block), when the block count is known: exact sums over all blocks when the
+  // quantity depends on the block index and can be enumerated, else per block x blocks.
+  Quantity count_grid, bytes_grid, flop_grid, repeats_grid, scalar_grid, issued_grid;
+  Quantity scalar_block, issued_block;        // instructions per block (loops: 1 per entry + 2 per iteration)
+  Quantity scalar_instance, issued_instance;  // the same on the busiest instance
+
+  // Instructions issued by the scalar unit per execution.
+  uint32_t scalar_instructions = 0;  // scalar work (arith, address, loads, loop control)
+  uint32_t issued_instructions = 0;  // all instructions issued (scalar + dispatched to other pipes)
+  std::string scalar_kind;           // arith, compare, bitwise, cast, address, gm_load, ub_access, loop_control, branch, hivm
+
+  Eligibility eligibility;
+  std::unique_ptr<SyncInfo> sync;  // sync ops only
+  std::vector<BufferRef> reads, writes;
+  std::vector<std::string> estimated_fields;  // names of fields holding estimates
+  std::vector<std::string> notes;
+};
+
+struct FunctionArg {
+  std::string name;      // "%arg7"
+  std::string type;
+  std::string role;      // "ffts_base_address", "sync_block_lock", "workspace", "pointer", "scalar", "grid_x/y/z"
+  std::optional<int64_t> triton_index;  // position among the Triton kernel arguments
+  std::optional<double> value;          // from the launch document
+  std::string value_source;             // which launch key gave it
+};
+
+struct LoopRecord {
+  uint32_t function = 0;
+  uint32_t line = 0;
+  uint32_t depth = 0;
+  std::string iv;
+  Count trip;        // iterations per entry (representative)
+  Count entries;     // entries per block
+  Count iterations;  // iterations per block (all entries)
+  bool element_loop = false;  // body is scalar memory work only (a scalar fallback)
+  std::vector<std::string> attributes;
+  // Instructions per iteration of the body (excluding nested loops' bodies).
+  uint64_t body_scalar_instructions = 0;
+  uint64_t body_issued_instructions = 0;
+};
+
+struct FunctionRecord {
+  uint32_t index = 0;
+  std::string name;
+  CoreType core = CoreType::Unknown;
+  std::string core_source;  // how the core type was found
+  std::string mix_part;     // "aic", "aiv" or "" (not part of a mix kernel)
+  std::string mix_mode;
+  uint32_t line = 0, end_line = 0;
+  uint32_t instances_per_block = 1;  // AIV part of a mix kernel: 2 sub-blocks
+  std::string dump_header;
+  std::vector<FunctionArg> args;
+  std::optional<uint32_t> first_op, last_op;  // record range in Program::ops
+  std::string logical_block_num;  // the SSA value annotated {logical_block_num}
+  Count block_num;                // its value when resolvable
+};
+
+struct Finding {
+  uint32_t op = 0;
+  uint32_t line = 0;
+  std::string op_name;
+  std::string cause;
+  int64_t count_per_block = 0;
+  bool count_exact = true;
+};
+
+struct Unmodelled {
+  std::string op;
+  int64_t count = 0;  // textual occurrences
+  std::vector<uint32_t> lines;
+  std::string reason;
+};
+
+struct EstimateNote {
+  std::optional<uint32_t> op;
+  uint32_t line = 0;
+  std::string field;
+  std::string value;  // rendered
+  std::string reason;
+};
+
+/// What a handoff and a cross-core edge share: the set and wait sites, how often
+/// they run, and whether the work on the two sides depends on each other.
+struct SyncLink {
+  std::vector<uint32_t> set_lines, wait_lines;
+  Count sets, waits;  // per block
+  std::string kind;   // mandatory | avoidable | prologue | epilogue | unmatched
+  std::vector<std::string> dependences;  // RAW/WAR/WAW
+  std::string reason;
+  std::vector<uint32_t> producer_ops, consumer_ops;
+};
+
+struct HandoffEdge : SyncLink {
+  uint32_t id = 0;
+  uint32_t function = 0;
+  CoreType core = CoreType::Unknown;
+  Pipe producer = Pipe::None, consumer = Pipe::None;
+  std::string event;  // "EVENT_ID0", "%15 in {0,1}"
+  std::vector<uint32_t> set_ops, wait_ops;
+};
+
+struct CrossCoreEdge : SyncLink {
+  uint32_t id = 0;
+  int64_t flag = -1;
+  uint32_t producer_function = 0, consumer_function = 0;
+  CoreType producer_core = CoreType::Unknown, consumer_core = CoreType::Unknown;
+  Pipe producer_pipe = Pipe::None;  // tpipe of the set
+  Pipe consumer_pipe = Pipe::None;  // pipe of the first dependent work op after the wait
+};
+
+struct BarrierRecord {
+  uint32_t op = 0;
+  uint32_t function = 0;
+  uint32_t line = 0;
+  CoreType core = CoreType::Unknown;
+  Pipe pipe = Pipe::None;
+  Count count;
+  std::string kind;  // mandatory | avoidable | redundant | epilogue | prologue
+  std::vector<std::string> dependences;
+  std::string reason;
+  std::vector<uint32_t> before_ops, after_ops;
+};
+
+struct ComponentEdge {
+  std::string producer, consumer;  // "aic.cube", "aiv.vector", "aiv.mte2"
+  bool mandatory = false;
+  bool cross_core = false;
+  int64_t multiplicity = 0;      // per block, summed over the chains
+  bool multiplicity_exact = true;
+  uint32_t chains = 0;
+  std::vector<std::vector<std::string>> vias;  // carriers between producer and consumer, per chain
+  std::vector<uint32_t> handoffs;              // handoff edge ids (intra-core) on the chains
+  std::vector<uint32_t> cross_core_edges;      // cross-core edge ids on the chains
+  std::vector<uint32_t> lines;                 // set/wait lines
+};
+
+struct Program {
+  std::vector<FunctionRecord> functions;
+  std::vector<OpRecord> ops;
+  std::vector<LoopRecord> loops;
+  std::vector<HandoffEdge> handoffs;
+  std::vector<CrossCoreEdge> cross_core;
+  std::vector<BarrierRecord> barriers;
+  std::vector<ComponentEdge> component_edges;
+  std::vector<Finding> fallbacks;
+  std::vector<Unmodelled> unmodelled;
+  std::vector<EstimateNote> estimates;
+  std::vector<EstimateNote> unresolved;
+  std::vector<std::string> warnings;
+  std::map<std::string, int64_t> histogram;  // op name -> textual occurrences
+
+  // Launch / block count.
+  std::optional<int64_t> blocks;
+  std::string blocks_source;
+  std::string blocks_reason;
+  std::vector<int64_t> grid;
+
+  // Input facts.
+  uint32_t lines_total = 0;
+  uint32_t diagnostics_lines = 0;
+  uint32_t skipped_lines = 0;
+  std::vector<std::pair<uint32_t, std::string>> diagnostics;  // line, text (compiler output)
+  std::vector<std::string> dump_headers;
+  int64_t vector_repeat_bytes = 256;
+  std::string vector_repeat_source;
+};
+
+}  // namespace pb::hivm
+
+#endif  // PERFBOUND_EXTRACT_HIVM_PROGRAM_HPP

@@ -1,0 +1,664 @@
+//===- sync.cpp - handoffs, barriers and component edges -------------------===//
+#include "sync.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+
+namespace pb::hivm {
+
+namespace {
+
+constexpr size_t kScanCap = 96;  // work ops collected on each side of a sync point
+
+bool is_work(const OpRecord &r) {
+  const bool work = is_vector_class(r.cls) || r.cls == OpClass::Dma || r.cls == OpClass::Cube ||
+                    r.cls == OpClass::ScalarMemory;
+  return work && !r.pipes.empty();
+}
+
+bool on_pipe(const OpRecord &r, Pipe p) {
+  if (p == Pipe::ALL) return true;
+  return std::find(r.pipes.begin(), r.pipes.end(), p) != r.pipes.end();
+}
+
+Count sum_counts(const std::vector<uint32_t> &ops, const Program &prog) {
+  Count c{true, true, 0, 0, 0, {}, false, std::nullopt};
+  for (uint32_t id : ops) {
+    const Count &x = prog.ops[id].count;
+    c.known = c.known && x.known;
+    c.exact = c.exact && x.exact;
+    c.value += x.value;
+    c.min += x.min;
+    c.max = (c.max == Interval::kPosInf || x.max == Interval::kPosInf) ? Interval::kPosInf : c.max + x.max;
+    c.block_dependent = c.block_dependent || x.block_dependent;
+    if (!x.exact && c.reason.empty()) c.reason = x.reason;
+  }
+  if (ops.empty()) c.value = c.min = c.max = 0;
+  return c;
+}
+
+/// Program-order walks over one function, wrapping once around the innermost loop.
+class Walker {
+ public:
+  Walker(const Program &prog, const FunctionView &view) : prog_(prog), view_(view) {}
+
+  const FunctionView::LoopSpan *loop_of(uint32_t r) const {
+    int32_t L = view_.innermost_loop[r - view_.first_op];
+    return L >= 0 ? &view_.loops[static_cast<size_t>(L)] : nullptr;
+  }
+
+  /// Visits records before `start` (nearest first). `fn` returns false to stop.
+  void back(uint32_t start, const std::function<bool(uint32_t)> &fn) const {
+    const FunctionView::LoopSpan *loop = loop_of(start);
+    if (loop != nullptr) {
+      for (uint32_t r = start; r-- > loop->body_begin;)
+        if (!fn(r)) return;
+      for (uint32_t r = loop->body_end; r-- > start + 1;)  // the previous iteration's tail
+        if (!fn(r)) return;
+      for (uint32_t r = loop->body_begin; r-- > view_.first_op;)
+        if (!fn(r)) return;
+      return;
+    }
+    for (uint32_t r = start; r-- > view_.first_op;)
+      if (!fn(r)) return;
+  }
+
+  /// Visits records after `start` (nearest first).
+  void forward(uint32_t start, const std::function<bool(uint32_t)> &fn) const {
+    const FunctionView::LoopSpan *loop = loop_of(start);
+    if (loop != nullptr) {
+      for (uint32_t r = start + 1; r < loop->body_end; ++r)
+        if (!fn(r)) return;
+      for (uint32_t r = loop->body_begin; r < start; ++r)  // the next iteration's head
+        if (!fn(r)) return;
+      for (uint32_t r = loop->body_end; r < view_.end_op; ++r)
+        if (!fn(r)) return;
+      return;
+    }
+    for (uint32_t r = start + 1; r < view_.end_op; ++r)
+      if (!fn(r)) return;
+  }
+
+ private:
+  const Program &prog_;
+  const FunctionView &view_;
+};
+
+struct Dependence {
+  std::vector<std::string> kinds;  // RAW, WAR, WAW
+};
+
+Dependence dependences(const Program &prog, const std::vector<uint32_t> &before, const std::vector<uint32_t> &after) {
+  bool raw = false, war = false, waw = false;
+  auto any = [](const std::vector<BufferRef> &a, const std::vector<BufferRef> &b) {
+    for (const BufferRef &x : a)
+      for (const BufferRef &y : b)
+        if (may_overlap(x, y)) return true;
+    return false;
+  };
+  for (uint32_t p : before)
+    for (uint32_t c : after) {
+      const OpRecord &P = prog.ops[p];
+      const OpRecord &C = prog.ops[c];
+      if (p == c) {
+        // The same op in consecutive iterations: only an accumulation (it reads what it wrote) counts;
+        // its writes land on different tiles in general.
+        raw = raw || any(P.writes, C.reads);
+        continue;
+      }
+      raw = raw || any(P.writes, C.reads);
+      war = war || any(P.reads, C.writes);
+      waw = waw || any(P.writes, C.writes);
+    }
+  Dependence d;
+  if (raw) d.kinds.emplace_back("RAW");
+  if (war) d.kinds.emplace_back("WAR");
+  if (waw) d.kinds.emplace_back("WAW");
+  return d;
+}
+
+std::string lines_of(const Program &prog, const std::vector<uint32_t> &ops, size_t max = 6) {
+  std::set<uint32_t> lines;
+  for (uint32_t id : ops) lines.insert(prog.ops[id].line);
+  std::string out;
+  size_t n = 0;
+  for (uint32_t l : lines) {
+    if (n++ == max) {
+      out += ", ...";
+      break;
+    }
+    out += (out.empty() ? "" : ", ") + std::to_string(l);
+  }
+  return out;
+}
+
+void append_unique(std::vector<uint32_t> &to, uint32_t v) {
+  if (std::find(to.begin(), to.end(), v) == to.end()) to.push_back(v);
+}
+
+std::string event_label(const SyncInfo &s) {
+  if (s.event) return "EVENT_ID" + std::to_string(*s.event);
+  std::string label = s.event_value.empty() ? "?" : s.event_value;
+  if (!s.event_values.empty()) {
+    label += " in {";
+    for (size_t idx = 0; idx < s.event_values.size(); ++idx)
+      label += (idx ? "," : "") + std::to_string(s.event_values[idx]);
+    label += "}";
+  }
+  return label;
+}
+
+bool events_match(const SyncInfo &a, const SyncInfo &b) {
+  auto values = [](const SyncInfo &s) -> std::optional<std::vector<int64_t>> {
+    if (s.event) return std::vector<int64_t>{*s.event};
+    if (!s.event_values.empty()) return s.event_values;
+    return std::nullopt;  // unresolved dynamic: matches anything
+  };
+  auto va = values(a), vb = values(b);
+  if (!va || !vb) return true;
+  for (int64_t x : *va)
+    if (std::find(vb->begin(), vb->end(), x) != vb->end()) return true;
+  return false;
+}
+
+void analyze_function(Program &prog, const FunctionView &view) {
+  Walker walk(prog, view);
+  const FunctionRecord &fn = prog.functions[view.function];
+  // --- set_flag / wait_flag handoffs, grouped by (producer pipe, consumer pipe, event).
+  std::map<std::string, size_t> groups;
+  // The handoff group of a set/wait: (producer pipe, consumer pipe, event) plus `suffix`, created on first use.
+  auto group_of = [&](const OpRecord &op, const char *suffix) {
+    std::string label = event_label(*op.sync);
+    std::string key = std::string(pipe_name(op.sync->from)) + ">" + pipe_name(op.sync->to) + ":" + label + suffix;
+    auto it = groups.find(key);
+    if (it != groups.end()) return it->second;
+    HandoffEdge e;
+    e.id = static_cast<uint32_t>(prog.handoffs.size());
+    e.function = view.function;
+    e.core = fn.core;
+    e.producer = op.sync->from;
+    e.consumer = op.sync->to;
+    e.event = std::move(label);
+    prog.handoffs.push_back(std::move(e));
+    groups.emplace(std::move(key), prog.handoffs.size() - 1);
+    return prog.handoffs.size() - 1;
+  };
+  std::vector<uint32_t> waits;
+  for (uint32_t r = view.first_op; r < view.end_op; ++r) {
+    const OpRecord &op = prog.ops[r];
+    if (!op.sync) continue;
+    if (op.cls == OpClass::WaitFlag) waits.push_back(r);
+    if (op.cls != OpClass::SetFlag) continue;
+    HandoffEdge &e = prog.handoffs[group_of(op, "")];
+    e.set_ops.push_back(r);
+    e.set_lines.push_back(op.line);
+  }
+  // Waits join every group they can match; a wait matching none gets its own group.
+  for (uint32_t w : waits) {
+    const OpRecord &op = prog.ops[w];
+    bool matched = false;
+    for (auto &[key, idx] : groups) {
+      HandoffEdge &e = prog.handoffs[idx];
+      if (e.producer != op.sync->from || e.consumer != op.sync->to || e.set_ops.empty()) continue;
+      if (!events_match(*prog.ops[e.set_ops[0]].sync, *op.sync)) continue;
+      e.wait_ops.push_back(w);
+      e.wait_lines.push_back(op.line);
+      matched = true;
+    }
+    if (matched) continue;
+    HandoffEdge &e = prog.handoffs[group_of(op, ":unmatched")];
+    e.wait_ops.push_back(w);
+    e.wait_lines.push_back(op.line);
+  }
+  for (auto &[key, idx] : groups) {
+    HandoffEdge &e = prog.handoffs[idx];
+    for (uint32_t s : e.set_ops) {
+      const SyncInfo &si = *prog.ops[s].sync;
+      size_t seen = 0;
+      walk.back(s, [&](uint32_t r) {
+        const OpRecord &op = prog.ops[r];
+        if (op.cls == OpClass::SetFlag && op.sync && op.sync->from == si.from && op.sync->to == si.to &&
+            events_match(*op.sync, si))
+          return false;
+        if (is_work(op) && on_pipe(op, si.from)) {
+          append_unique(e.producer_ops, r);
+          if (++seen >= kScanCap) return false;
+        }
+        return true;
+      });
+    }
+    for (uint32_t w : e.wait_ops) {
+      const SyncInfo &wi = *prog.ops[w].sync;
+      size_t seen = 0;
+      walk.forward(w, [&](uint32_t r) {
+        const OpRecord &op = prog.ops[r];
+        if (r == w) return false;
+        if (op.cls == OpClass::WaitFlag && op.sync && op.sync->from == wi.from && op.sync->to == wi.to &&
+            events_match(*op.sync, wi))
+          return false;
+        if (is_work(op) && on_pipe(op, wi.to)) {
+          append_unique(e.consumer_ops, r);
+          if (++seen >= kScanCap) return false;
+        }
+        return true;
+      });
+    }
+    e.sets = sum_counts(e.set_ops, prog);
+    e.waits = sum_counts(e.wait_ops, prog);
+    const std::string p = std::string("PIPE_") + pipe_name(e.producer), q = std::string("PIPE_") + pipe_name(e.consumer);
+    if (e.set_ops.empty()) {
+      e.kind = "unmatched";
+      e.reason = "wait_flag with no set_flag of the same pipes and event in this function";
+    } else if (e.producer_ops.empty()) {
+      e.kind = "prologue";
+      e.reason = "no " + p + " work precedes the set_flag: a credit that lets the first wait pass";
+    } else if (e.consumer_ops.empty()) {
+      e.kind = e.wait_ops.empty() ? "unmatched" : "epilogue";
+      e.reason = e.wait_ops.empty() ? "set_flag with no wait_flag of the same pipes and event in this function"
+                                    : "no " + q + " work follows the wait_flag: it drains an outstanding flag";
+    } else {
+      Dependence d = dependences(prog, e.producer_ops, e.consumer_ops);
+      e.dependences = d.kinds;
+      if (!d.kinds.empty()) {
+        e.kind = "mandatory";
+        e.reason = "the " + p + " work before the set (lines " + lines_of(prog, e.producer_ops) + ") and the " + q +
+                   " work after the wait (lines " + lines_of(prog, e.consumer_ops) + ") share a buffer";
+      } else {
+        e.kind = "avoidable";
+        e.reason = "the " + p + " work before the set (lines " + lines_of(prog, e.producer_ops) + ") and the " + q +
+                   " work after the wait (lines " + lines_of(prog, e.consumer_ops) + ") share no buffer";
+      }
+    }
+  }
+  // --- barriers.
+  for (uint32_t r = view.first_op; r < view.end_op; ++r) {
+    const OpRecord &op = prog.ops[r];
+    if (op.cls != OpClass::PipeBarrier || !op.sync) continue;
+    BarrierRecord b;
+    b.op = r;
+    b.function = view.function;
+    b.line = op.line;
+    b.core = fn.core;
+    b.pipe = op.sync->from;
+    b.count = op.count;
+    const Pipe x = b.pipe;
+    std::optional<uint32_t> stopped_at;
+    walk.back(r, [&](uint32_t q) {
+      const OpRecord &o = prog.ops[q];
+      if (q == r) return false;
+      if (o.cls == OpClass::PipeBarrier && o.sync && (o.sync->from == x || o.sync->from == Pipe::ALL ||
+                                                      (x == Pipe::ALL && o.sync->from == Pipe::ALL))) {
+        if (x != Pipe::ALL || o.sync->from == Pipe::ALL) {
+          stopped_at = q;
+          return false;
+        }
+      }
+      if (is_work(o) && on_pipe(o, x)) b.before_ops.push_back(q);
+      return b.before_ops.size() < kScanCap;
+    });
+    walk.forward(r, [&](uint32_t q) {
+      const OpRecord &o = prog.ops[q];
+      if (q == r) return false;
+      if (o.cls == OpClass::PipeBarrier && o.sync &&
+          (x == Pipe::ALL ? o.sync->from == Pipe::ALL : (o.sync->from == x || o.sync->from == Pipe::ALL)))
+        return false;
+      if (is_work(o) && on_pipe(o, x)) b.after_ops.push_back(q);
+      return b.after_ops.size() < kScanCap;
+    });
+    const std::string pipe = std::string("PIPE_") + pipe_name(x);
+    if (b.before_ops.empty() && stopped_at) {
+      b.kind = "redundant";
+      b.reason = "immediately follows the pipe_barrier at line " + std::to_string(prog.ops[*stopped_at].line) +
+                 " with no " + pipe + " work in between";
+    } else if (b.before_ops.empty()) {
+      b.kind = "prologue";
+      b.reason = "no " + pipe + " work precedes it";
+    } else if (b.after_ops.empty()) {
+      b.kind = "epilogue";
+      b.reason = "no " + pipe + " work follows it (end of the kernel)";
+    } else {
+      Dependence d = dependences(prog, b.before_ops, b.after_ops);
+      b.dependences = d.kinds;
+      if (!d.kinds.empty()) {
+        b.kind = "mandatory";
+        b.reason = "work before (lines " + lines_of(prog, b.before_ops) + ") and after (lines " +
+                   lines_of(prog, b.after_ops) + ") share a buffer";
+      } else {
+        b.kind = "avoidable";
+        b.reason = "barrier between unrelated work: before (lines " + lines_of(prog, b.before_ops) +
+                   ") and after (lines " + lines_of(prog, b.after_ops) + ") share no buffer";
+      }
+    }
+    prog.barriers.push_back(std::move(b));
+  }
+}
+
+void analyze_cross_core(Program &prog, const std::vector<FunctionView> &views, const std::vector<size_t> &group) {
+  struct SyncPoint {
+    uint32_t op;
+    size_t view;
+  };
+  std::vector<SyncPoint> sets, waits;
+  const size_t first_edge = prog.cross_core.size();
+  for (size_t vi : group)
+    for (uint32_t r = views[vi].first_op; r < views[vi].end_op; ++r) {
+      const OpRecord &op = prog.ops[r];
+      if (!op.sync) continue;
+      if (op.cls == OpClass::SyncBlockSet) sets.push_back({r, vi});
+      if (op.cls == OpClass::SyncBlockWait) waits.push_back({r, vi});
+    }
+  std::map<std::pair<int64_t, std::pair<int, int>>, size_t> edges;
+  auto flag_of = [&](uint32_t r) -> int64_t { return prog.ops[r].sync->event.value_or(-1); };
+  for (const SyncPoint &s : sets) {
+    const OpRecord &so = prog.ops[s.op];
+    for (const SyncPoint &w : waits) {
+      const OpRecord &wo = prog.ops[w.op];
+      if (flag_of(s.op) != flag_of(w.op)) continue;
+      if (so.core == wo.core && so.core != CoreType::Unknown) continue;
+      auto key = std::make_pair(flag_of(s.op), std::make_pair(static_cast<int>(so.core), static_cast<int>(wo.core)));
+      auto it = edges.find(key);
+      if (it == edges.end()) {
+        CrossCoreEdge e;
+        e.id = static_cast<uint32_t>(prog.cross_core.size());
+        e.flag = flag_of(s.op);
+        e.producer_function = so.function;
+        e.consumer_function = wo.function;
+        e.producer_core = so.core;
+        e.consumer_core = wo.core;
+        e.producer_pipe = so.sync->from;
+        prog.cross_core.push_back(std::move(e));
+        it = edges.emplace(key, prog.cross_core.size() - 1).first;
+      }
+      CrossCoreEdge &e = prog.cross_core[it->second];
+      append_unique(e.set_lines, so.line);
+      append_unique(e.wait_lines, wo.line);
+    }
+  }
+  for (size_t ei = first_edge; ei < prog.cross_core.size(); ++ei) {
+    CrossCoreEdge &e = prog.cross_core[ei];
+    std::vector<uint32_t> set_ops, wait_ops;
+    for (const SyncPoint &s : sets) {
+      const OpRecord &so = prog.ops[s.op];
+      if (flag_of(s.op) != e.flag || so.core != e.producer_core) continue;
+      set_ops.push_back(s.op);
+      Walker walk(prog, views[s.view]);
+      size_t seen = 0;
+      walk.back(s.op, [&](uint32_t r) {
+        const OpRecord &op = prog.ops[r];
+        if (r == s.op) return false;
+        if (op.cls == OpClass::SyncBlockSet && op.sync && flag_of(r) == e.flag) return false;
+        const bool any_pipe = e.producer_pipe == Pipe::S || e.producer_pipe == Pipe::ALL;
+        if (any_pipe && op.cls == OpClass::PipeBarrier && op.sync && op.sync->from == Pipe::ALL && seen > 0) return false;
+        if (is_work(op) && (any_pipe || on_pipe(op, e.producer_pipe))) {
+          append_unique(e.producer_ops, r);
+          if (++seen >= 8) return false;
+        }
+        return true;
+      });
+    }
+    for (const SyncPoint &w : waits) {
+      const OpRecord &wo = prog.ops[w.op];
+      if (flag_of(w.op) != e.flag || wo.core != e.consumer_core) continue;
+      wait_ops.push_back(w.op);
+      Walker walk(prog, views[w.view]);
+      size_t seen = 0;
+      walk.forward(w.op, [&](uint32_t r) {
+        const OpRecord &op = prog.ops[r];
+        if (r == w.op) return false;
+        if (op.cls == OpClass::SyncBlockWait && op.sync && flag_of(r) == e.flag) return false;
+        if (is_work(op)) {
+          append_unique(e.consumer_ops, r);
+          if (++seen >= 8) return false;
+        }
+        return true;
+      });
+    }
+    e.sets = sum_counts(set_ops, prog);
+    e.waits = sum_counts(wait_ops, prog);
+    // The consumer pipe: the first consumer op that depends on the producer's data.
+    std::vector<uint32_t> dependent;
+    for (uint32_t c : e.consumer_ops)
+      if (!dependences(prog, e.producer_ops, {c}).kinds.empty()) dependent.push_back(c);
+    if (!dependent.empty()) {
+      e.consumer_pipe = prog.ops[dependent.front()].pipes.front();
+      Dependence d = dependences(prog, e.producer_ops, dependent);
+      e.dependences = d.kinds;
+      e.kind = "mandatory";
+      e.reason = "the producer's work (lines " + lines_of(prog, e.producer_ops) + ") and the consumer's (lines " +
+                 lines_of(prog, dependent) + ") share a GM buffer";
+      e.consumer_ops = dependent;
+    } else if (e.producer_ops.empty()) {
+      e.kind = "prologue";
+      e.reason = std::string("no PIPE_") + pipe_name(e.producer_pipe) + " work precedes the sync_block_set";
+      if (!e.consumer_ops.empty()) e.consumer_pipe = prog.ops[e.consumer_ops.front()].pipes.front();
+    } else if (e.consumer_ops.empty()) {
+      e.kind = "epilogue";
+      e.reason = "no work follows the sync_block_wait";
+    } else {
+      e.consumer_pipe = prog.ops[e.consumer_ops.front()].pipes.front();
+      e.kind = "avoidable";
+      e.reason = "the producer's work (lines " + lines_of(prog, e.producer_ops) + ") and the work after the wait (lines " +
+                 lines_of(prog, e.consumer_ops) + ") share no buffer";
+    }
+  }
+}
+
+bool is_compute(Pipe p) { return p == Pipe::V || p == Pipe::M || p == Pipe::S; }
+
+std::string component(CoreType core, Pipe p) {
+  const char *c = "";
+  switch (p) {
+    case Pipe::S: c = "scalar"; break;
+    case Pipe::V: c = "vector"; break;
+    case Pipe::M: c = "cube"; break;
+    case Pipe::MTE1: c = "mte1"; break;
+    case Pipe::MTE2: c = "mte2"; break;
+    case Pipe::MTE3: c = "mte3"; break;
+    case Pipe::FIX: c = "fixpipe"; break;
+    case Pipe::ALL: c = "all"; break;
+    case Pipe::None: c = "none"; break;
+  }
+  return std::string(core_name(core)) + "." + c;
+}
+
+void trace_components(Program &prog, const std::set<uint32_t> &functions, size_t first_cross) {
+  // A uniform view of intra-core handoffs and cross-core edges.
+  struct Hop {
+    bool cross = false;
+    uint32_t id = 0;
+    CoreType pcore = CoreType::Unknown, ccore = CoreType::Unknown;
+    Pipe ppipe = Pipe::None, cpipe = Pipe::None;
+    const std::vector<uint32_t> *producers = nullptr;
+    const std::vector<uint32_t> *consumers = nullptr;
+    bool mandatory = false;
+    bool raw = false;  // carries data (read after write): chains continue only through these
+    int64_t count = 0;
+    bool count_exact = true;
+    std::vector<uint32_t> lines;
+  };
+  std::vector<Hop> hops;
+  auto has_raw = [](const std::vector<std::string> &deps) {
+    return std::find(deps.begin(), deps.end(), "RAW") != deps.end();
+  };
+  // The parts of a hop every sync edge gives the same way.
+  auto link_hop = [&](Hop &h, const SyncLink &e) {
+    h.producers = &e.producer_ops;
+    h.consumers = &e.consumer_ops;
+    h.mandatory = e.kind == "mandatory";
+    h.raw = has_raw(e.dependences);
+    h.count = e.sets.value;
+    h.count_exact = e.sets.exact;
+    h.lines = e.set_lines;
+    h.lines.insert(h.lines.end(), e.wait_lines.begin(), e.wait_lines.end());
+  };
+  for (const HandoffEdge &e : prog.handoffs) {
+    if (e.kind != "mandatory" && e.kind != "avoidable") continue;
+    if (functions.count(e.function) == 0) continue;
+    Hop h;
+    h.id = e.id;
+    h.pcore = h.ccore = e.core;
+    h.ppipe = e.producer;
+    h.cpipe = e.consumer;
+    link_hop(h, e);
+    hops.push_back(std::move(h));
+  }
+  for (size_t ei = first_cross; ei < prog.cross_core.size(); ++ei) {
+    const CrossCoreEdge &e = prog.cross_core[ei];
+    if (e.kind != "mandatory" && e.kind != "avoidable") continue;
+    Hop h;
+    h.cross = true;
+    h.id = e.id;
+    h.pcore = e.producer_core;
+    h.ccore = e.consumer_core;
+    h.ppipe = e.producer_pipe;
+    h.cpipe = e.consumer_pipe;
+    link_hop(h, e);
+    hops.push_back(std::move(h));
+  }
+  // The MTE1 side of a cube macro op (mmadL1 loads L0A/L0B itself) is the cube component.
+  auto all_cube = [&](const std::vector<uint32_t> *ops) {
+    if (ops->empty()) return false;
+    for (uint32_t id : *ops)
+      if (prog.ops[id].cls != OpClass::Cube) return false;
+    return true;
+  };
+  for (Hop &h : hops) {
+    if (h.ppipe == Pipe::MTE1 && all_cube(h.producers)) h.ppipe = Pipe::M;
+    if (h.cpipe == Pipe::MTE1 && all_cube(h.consumers)) h.cpipe = Pipe::M;
+  }
+  auto intersects = [](const std::vector<uint32_t> *a, const std::vector<uint32_t> *b) {
+    for (uint32_t x : *a)
+      if (std::find(b->begin(), b->end(), x) != b->end()) return true;
+    return false;
+  };
+  struct Acc {
+    std::map<size_t, int64_t> by_first_hop;  // first hop -> largest chain multiplicity
+    bool exact = true;
+  };
+  std::map<std::pair<std::string, std::string>, size_t> index;
+  std::vector<Acc> accs;
+  std::vector<ComponentEdge> edges;
+  auto emit = [&](const std::vector<size_t> &chain) {
+    const Hop &first = hops[chain.front()];
+    const Hop &last = hops[chain.back()];
+    std::string producer = component(first.pcore, first.ppipe);
+    std::string consumer = component(last.ccore, last.cpipe);
+    bool mandatory = true, cross = false, exact = true;
+    int64_t mult = -1;
+    std::vector<std::string> via;
+    for (size_t k = 0; k < chain.size(); ++k) {
+      const Hop &h = hops[chain[k]];
+      mandatory = mandatory && h.mandatory;
+      cross = cross || h.cross;
+      exact = exact && h.count_exact;
+      mult = mult < 0 ? h.count : std::min(mult, h.count);
+      if (k > 0) via.push_back(component(h.pcore, h.ppipe));
+    }
+    auto key = std::make_pair(producer, consumer);
+    auto it = index.find(key);
+    if (it == index.end()) {
+      ComponentEdge ce;
+      ce.producer = producer;
+      ce.consumer = consumer;
+      edges.push_back(std::move(ce));
+      accs.emplace_back();
+      it = index.emplace(key, edges.size() - 1).first;
+    }
+    ComponentEdge &ce = edges[it->second];
+    Acc &acc = accs[it->second];
+    if (mandatory && !ce.mandatory) {
+      // Mandatory chains define the multiplicity; avoidable ones are kept as context.
+      acc.by_first_hop.clear();
+      acc.exact = true;
+    }
+    if (mandatory || !ce.mandatory) {
+      int64_t &slot = acc.by_first_hop[chain.front()];
+      slot = std::max(slot, std::max<int64_t>(0, mult));
+      acc.exact = acc.exact && exact;
+    }
+    ce.mandatory = ce.mandatory || mandatory;
+    ce.cross_core = ce.cross_core || cross;
+    ++ce.chains;
+    if (std::find(ce.vias.begin(), ce.vias.end(), via) == ce.vias.end() && ce.vias.size() < 16) ce.vias.push_back(via);
+    for (size_t k : chain) {
+      const Hop &h = hops[k];
+      if (h.cross) append_unique(ce.cross_core_edges, h.id);
+      else append_unique(ce.handoffs, h.id);
+      for (uint32_t l : h.lines) append_unique(ce.lines, l);
+    }
+  };
+  // Follows data (RAW) through carriers until a compute pipe consumes it.
+  std::function<void(std::vector<size_t> &)> follow = [&](std::vector<size_t> &chain) {
+    const Hop &cur = hops[chain.back()];
+    if (is_compute(cur.cpipe) || !cur.raw || chain.size() >= 6) {
+      emit(chain);
+      return;
+    }
+    bool continued = false;
+    for (size_t k = 0; k < hops.size(); ++k) {
+      const Hop &nx = hops[k];
+      if (!nx.raw || nx.pcore != cur.ccore || nx.ppipe != cur.cpipe) continue;
+      if (std::find(chain.begin(), chain.end(), k) != chain.end()) continue;
+      if (!intersects(nx.producers, cur.consumers)) continue;
+      continued = true;
+      chain.push_back(k);
+      follow(chain);
+      chain.pop_back();
+    }
+    if (!continued) emit(chain);
+  };
+  for (size_t k = 0; k < hops.size(); ++k) {
+    const Hop &h = hops[k];
+    if (!is_compute(h.ppipe) && h.raw) {
+      // Covered by the compute chains that feed this carrier when they run at least as often.
+      int64_t fed = 0;
+      for (const Hop &g : hops)
+        if (g.raw && is_compute(g.ppipe) && g.ccore == h.pcore && g.cpipe == h.ppipe &&
+            intersects(g.consumers, h.producers))
+          fed += g.count;
+      if (fed > 0 && fed >= h.count) continue;
+    }
+    std::vector<size_t> chain = {k};
+    follow(chain);
+  }
+  for (size_t idx = 0; idx < edges.size(); ++idx) {
+    ComponentEdge &ce = edges[idx];
+    ce.multiplicity = 0;
+    for (const auto &[hop, mult] : accs[idx].by_first_hop) ce.multiplicity += mult;
+    ce.multiplicity_exact = accs[idx].exact;
+    std::sort(ce.lines.begin(), ce.lines.end());
+    prog.component_edges.push_back(std::move(ce));
+  }
+}
+
+}  // namespace
+
+void analyze_sync(Program &program, const std::vector<FunctionView> &views) {
+  for (const FunctionView &view : views) analyze_function(program, view);
+  // Kernels: the _mix_aic and _mix_aiv parts of one mix kernel (consecutive, same base name) sync with
+  // each other; every other function stands alone.
+  auto base = [](const std::string &name) {
+    for (const char *suffix : {"_mix_aic", "_mix_aiv"})
+      if (name.size() > 8 && name.compare(name.size() - 8, 8, suffix) == 0) return name.substr(0, name.size() - 8);
+    return name;
+  };
+  for (size_t vi = 0; vi < views.size();) {
+    std::vector<size_t> group = {vi};
+    const FunctionRecord &f = program.functions[views[vi].function];
+    if (!f.mix_part.empty() && vi + 1 < views.size()) {
+      const FunctionRecord &g = program.functions[views[vi + 1].function];
+      if (!g.mix_part.empty() && g.mix_part != f.mix_part && base(g.name) == base(f.name)) group.push_back(vi + 1);
+    }
+    const size_t first_cross = program.cross_core.size();
+    analyze_cross_core(program, views, group);
+    std::set<uint32_t> functions;
+    for (size_t idx : group) functions.insert(views[idx].function);
+    trace_components(program, functions, first_cross);
+    vi += group.size();
+  }
+}
+
+}  // namespace pb::hivm
