@@ -271,3 +271,24 @@ TEST_CASE("seeded_serial: removing the redundant barrier, predicted from the cal
   // 1,799,724,840 Hz = 20.877 us saved.
   CHECK(doc["prediction"]["time_delta"]["value"].get<double>() == doctest::Approx(-20.877e-6).epsilon(1e-4));
 }
+
+TEST_CASE("seeded_serial 4M: the prediction against the recorded ON/OFF pair") {
+  PBTEST_REQUIRE_SHARED();
+  pbtest::TempDir tmp;
+  pbtest::CliResult r = pbtest::run_cli({"counterfactual",
+                                         (pbtest::source_dir() / "tests" / "corpus" / "seeded_serial_calib4m_barrier.toml").string(),
+                                         "--out", (tmp / "out").string(), "--json"});
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  json doc = json::parse(r.out);
+  CHECK(doc["status"] == "PREDICTED");
+  const json &c = doc["comparison"];
+  CHECK(c["source"] == "recorded");
+  // Medians after dropping 8 of 48: OFF 1649.832 - ON 1660.372 = -10.540 us.
+  CHECK(c["measured_delta"]["value"].get<double>() == doctest::Approx(-10.540e-6).epsilon(1e-4));
+  // Grid 2048 on 40 AIVs: ceil(2048 / 40) = 52 blocks; 364.790381 x 52 =
+  // 18,969.10 cycles / 1,799,724,840 Hz = 10.540 us. Equal by construction:
+  // the constant was calibrated from this pair (see the config's caveat).
+  CHECK(c["predicted_delta"]["value"].get<double>() == doctest::Approx(-10.540e-6).epsilon(1e-4));
+  CHECK(c["within_interval"] == true);
+  CHECK(doc["recorded"]["baseline"]["launches"]["kept"] == 40);
+}

@@ -194,6 +194,27 @@ VariantOutcome run_variant(const CounterfactualConfig &config, const MeasureConf
   return outcome;
 }
 
+/// Measured (median edited - median baseline) against predicted delta.
+json compare_delta(const json &predicted, const json &baseline, const json &edited) {
+  const double base_median = baseline["t_measured"]["value"].get<double>();
+  const double edit_median = edited["t_measured"]["value"].get<double>();
+  const double base_min = baseline["t_min"]["value"].get<double>();
+  const double edit_min = edited["t_min"]["value"].get<double>();
+  const double measured = edit_median - base_median;
+  json comparison = {{"measured_delta", {{"value", measured}, {"unit", "s"}, {"statistic", "median edited - median baseline"}}},
+                     {"measured_min_delta", {{"value", edit_min - base_min}, {"unit", "s"}}},
+                     {"predicted_delta", predicted}};
+  if (predicted["value"].is_number()) {
+    const double p = predicted["value"].get<double>();
+    comparison["error"] = {{"value", measured - p}, {"unit", "s"}, {"definition", "measured - predicted"}};
+    comparison["ratio"] = p != 0 ? json(measured / p) : json(nullptr);
+    if (predicted["interval"].is_object())
+      comparison["within_interval"] =
+          measured >= predicted["interval"]["low"].get<double>() && measured <= predicted["interval"]["high"].get<double>();
+  }
+  return comparison;
+}
+
 /// Blocks each core of the function's type runs (the busiest one).
 std::optional<double> blocks_per_core(const json &program, const json &op, const json &profile, std::string &why) {
   std::optional<double> blocks = pb::sdk::quantity_value(program["blocks"], "blocks");
@@ -223,7 +244,7 @@ CounterfactualConfig load_counterfactual(const fs::path &file) {
   TomlReader reader(file.string());
   const std::string where = "counterfactual";
   reader.check_keys(root, {"version", "description", "kernel", "hivm", "launch", "profile", "bound_pipeline", "bound_hivm_input",
-                           "report_output", "edit", "measure"},
+                           "report_output", "edit", "measure", "recorded"},
                     where);
   const toml::node &version = reader.require(root, "version", where);
   if (!version.is_integer() || version.as_integer()->get() != 1)
@@ -301,6 +322,18 @@ CounterfactualConfig load_counterfactual(const fs::path &file) {
     if (measure.warmup < 0) reader.fail(m, mwhere + ": 'warmup' (launches to drop, 0 for none) is required");
     if (auto remote = reader.optional_string(m, "remote", mwhere)) measure.remote = (dir / *remote).lexically_normal();
     config.measure = measure;
+  }
+  if (root.get("recorded") != nullptr) {
+    const toml::table &r = reader.table(root, "recorded", where);
+    const std::string rwhere = where + " recorded";
+    reader.check_keys(r, {"baseline", "edited", "warmup", "note"}, rwhere);
+    RecordedPair pair;
+    pair.baseline = (dir / reader.string(r, "baseline", rwhere)).lexically_normal();
+    pair.edited = (dir / reader.string(r, "edited", rwhere)).lexically_normal();
+    pair.warmup = reader.integer(r, "warmup", -1, rwhere);
+    if (pair.warmup < 0) reader.fail(r, rwhere + ": 'warmup' (launches to drop, 0 for none) is required");
+    pair.note = reader.optional_string(r, "note", rwhere).value_or("");
+    config.recorded = pair;
   }
   return config;
 }
@@ -383,6 +416,37 @@ json predict_delta(const json &program, const EditResult &edits, const json &pro
   return json{{"time_delta", time_delta}, {"per_edit", per_edit}};
 }
 
+namespace {
+
+/// Measures a recorded baseline/edited pair and compares its delta with the
+/// prediction; a pair that cannot be measured says why in `recorded`.
+void compare_recorded(json &doc, const CounterfactualConfig &config) {
+  const RecordedPair &pair = *config.recorded;
+  MeasureRequest request;
+  request.kernel = config.kernel;
+  request.warmup = static_cast<size_t>(pair.warmup);
+  const json baseline = measure_file(pair.baseline, request);
+  const json edited = measure_file(pair.edited, request);
+  auto summary = [](const json &m) {
+    return json{{"csv", m["source"]["origin"]}, {"sha256", m["source"]["sha256"]}, {"launches", m["launches"]},
+                {"t_measured", m["t_measured"]}, {"t_min", m["t_min"]}};
+  };
+  doc["recorded"] = {{"baseline", summary(baseline)}, {"edited", summary(edited)}, {"warmup", pair.warmup}, {"note", pair.note}};
+  if (baseline["status"] != "ok" || edited["status"] != "ok") {
+    doc["recorded"]["reason"] = baseline["status"] != "ok" ? baseline["reason"] : edited["reason"];
+    doc["reason"] = doc["reason"].get<std::string>() + "; the recorded pair has no usable measurement: " +
+                    doc["recorded"]["reason"].get<std::string>();
+    return;
+  }
+  json comparison = compare_delta(doc["prediction"]["time_delta"], baseline, edited);
+  comparison["source"] = "recorded";
+  doc["comparison"] = comparison;
+  doc["reason"] = doc["reason"].get<std::string>() + "; compared with the recorded pair (measured delta " +
+                  us_text(comparison["measured_delta"]["value"].get<double>()) + ")";
+}
+
+}  // namespace
+
 json run_counterfactual(const CounterfactualConfig &config, const CounterfactualServices &services, const fs::path &out_dir,
                         bool predict_only) {
   json doc = pb::sdk::make_document("perfbound.counterfactual/1");
@@ -441,6 +505,7 @@ json run_counterfactual(const CounterfactualConfig &config, const Counterfactual
   if (!config.measure || predict_only) {
     doc["status"] = "PREDICTED";
     doc["reason"] = !config.measure ? "no [measure] section: prediction only" : "--predict-only";
+    if (config.recorded) compare_recorded(doc, config);
     return doc;
   }
 
@@ -484,21 +549,10 @@ json run_counterfactual(const CounterfactualConfig &config, const Counterfactual
     checks.push_back(entry);
   }
   doc["numerics"] = checks;
-  const double base_median = baseline.measurement["t_measured"]["value"].get<double>();
-  const double edit_median = changed.measurement["t_measured"]["value"].get<double>();
-  const double base_min = baseline.measurement["t_min"]["value"].get<double>();
-  const double edit_min = changed.measurement["t_min"]["value"].get<double>();
-  json comparison = {{"measured_delta", {{"value", edit_median - base_median}, {"unit", "s"}, {"statistic", "median edited - median baseline"}}},
-                     {"measured_min_delta", {{"value", edit_min - base_min}, {"unit", "s"}}},
-                     {"predicted_delta", doc["prediction"]["time_delta"]}};
+  json comparison = compare_delta(doc["prediction"]["time_delta"], baseline.measurement, changed.measurement);
+  comparison["source"] = "orchestrated";
+  const double measured_delta = comparison["measured_delta"]["value"].get<double>();
   const json &predicted = doc["prediction"]["time_delta"];
-  if (predicted["value"].is_number()) {
-    double p = predicted["value"].get<double>(), m = edit_median - base_median;
-    comparison["error"] = {{"value", m - p}, {"unit", "s"}, {"definition", "measured - predicted"}};
-    comparison["ratio"] = p != 0 ? json(m / p) : json(nullptr);
-    if (predicted["interval"].is_object())
-      comparison["within_interval"] = m >= predicted["interval"]["low"].get<double>() && m <= predicted["interval"]["high"].get<double>();
-  }
   doc["comparison"] = comparison;
   if (!numerics_ok) {
     doc["status"] = "FAIL";
@@ -506,7 +560,7 @@ json run_counterfactual(const CounterfactualConfig &config, const Counterfactual
     return doc;
   }
   doc["status"] = "PASS";
-  doc["reason"] = "both variants measured; outputs match; measured delta " + us_text(edit_median - base_median) +
+  doc["reason"] = "both variants measured; outputs match; measured delta " + us_text(measured_delta) +
                   (predicted["value"].is_number() ? ", predicted " + us_text(predicted["value"].get<double>()) : std::string());
   return doc;
 }
@@ -544,9 +598,12 @@ std::string render_counterfactual(const json &doc) {
   }
   if (doc.contains("comparison")) {
     const json &c = doc["comparison"];
-    out << "  measured delta: " << us_text(c["measured_delta"]["value"].get<double>()) << " (median), "
+    out << "  measured delta" << (c.value("source", std::string()) == "recorded" ? " (recorded pair)" : "") << ": "
+        << us_text(c["measured_delta"]["value"].get<double>()) << " (median), "
         << us_text(c["measured_min_delta"]["value"].get<double>()) << " (fastest launch)\n";
     if (c.contains("error")) out << "  measured - predicted: " << us_text(c["error"]["value"].get<double>()) << "\n";
+    if (c.contains("within_interval"))
+      out << "  measured delta within the predicted 95 % interval: " << (c["within_interval"].get<bool>() ? "yes" : "no") << "\n";
   }
   for (const json &n : doc.value("numerics", json::array()))
     out << "  output " << n["output"].get<std::string>() << ": " << (n["check"]["passed"].get<bool>() ? "matches" : "DIFFERS")

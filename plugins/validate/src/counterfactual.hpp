@@ -27,6 +27,11 @@
 //   atol = 1e-8
 //   warmup = 8
 //   remote = "npu_host.toml"                    # optional: compile and run over ssh
+//   [recorded]                                  # optional: a pair measured before
+//   baseline = "on_op_summary.csv"              # relative to this file
+//   edited = "off_op_summary.csv"
+//   warmup = 8
+//   note = "..."
 //
 // Placeholders in argv: {ir} the variant's dump, {dir} its directory, {out}
 // its profiler output directory ({dir}/prof), {variant} "baseline" or
@@ -36,7 +41,8 @@
 // Status: PASS (both variants built, ran, measured; outputs match), FAIL
 // (the edited kernel's outputs differ: the edit is not a legal change),
 // INFRA_ERROR (a step could not run, timed out, or left no measurement),
-// PREDICTED (no [measure] section, or --predict-only).
+// PREDICTED (no [measure] section, or --predict-only; with [recorded], the
+// prediction is also compared with the recorded pair's measured delta).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PERFBOUND_VALIDATE_COUNTERFACTUAL_HPP
@@ -71,6 +77,16 @@ struct MeasureConfig {
   std::optional<std::filesystem::path> remote;
 };
 
+/// A baseline/edited pair already measured (e.g. the same kernel profiled
+/// with and without the edit on real hardware): compared with the
+/// prediction without building or running anything.
+struct RecordedPair {
+  std::filesystem::path baseline;  // profiler CSVs, relative to the config
+  std::filesystem::path edited;
+  int64_t warmup = 0;
+  std::string note;
+};
+
 struct CounterfactualConfig {
   std::filesystem::path file;
   std::string description;
@@ -83,6 +99,7 @@ struct CounterfactualConfig {
   std::string report_output = "report";
   std::vector<EditSpec> edits;
   std::optional<MeasureConfig> measure;
+  std::optional<RecordedPair> recorded;
 };
 
 /// Reads a config; InputError "file:line:col: ..." when it is bad.
