@@ -1,6 +1,13 @@
 //===- test_counterfactual.cpp - HIVM edits, re-extraction, orchestration -===//
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+
 #include <perfbound/sdk/json.hpp>
 
 #include "hivm_edit.hpp"
@@ -291,4 +298,48 @@ TEST_CASE("seeded_serial 4M: the prediction against the recorded ON/OFF pair") {
   CHECK(c["predicted_delta"]["value"].get<double>() == doctest::Approx(-10.540e-6).epsilon(1e-4));
   CHECK(c["within_interval"] == true);
   CHECK(doc["recorded"]["baseline"]["launches"]["kept"] == 40);
+}
+
+TEST_CASE("Ctrl-C during a step kills its process group and exits 130") {
+  Orchestration o({1.0, 2.0, 3.0}, "");
+  // The run step records its shell's pid, then hangs far past the test.
+  pbtest::write_file(o.config, [&] {
+    std::string text = pbtest::read_file(o.config);
+    const std::string from = "{dir}/out.npy";
+    text.replace(text.find(from), from.size(), "{dir}/out.npy && echo $$ > " + (o.dir / "sh.pid").string() + " && sleep 60");
+    return text;
+  }());
+  const auto start = std::chrono::steady_clock::now();
+  pid_t pid = fork();
+  if (pid == 0) {
+    setenv("PERFBOUND_PLUGIN_PATH", "", 1);
+    int null_fd = open("/dev/null", O_WRONLY);
+    dup2(null_fd, 1);
+    dup2(null_fd, 2);
+    execl(PB_PERFBOUND_EXE, PB_PERFBOUND_EXE, "counterfactual", o.config.c_str(), "--out", (o.dir / "out").c_str(),
+          static_cast<char *>(nullptr));
+    _exit(127);
+  }
+  // Wait until the hanging step runs (its pid file appears), then interrupt.
+  for (int tick = 0; tick < 600 && !fs::exists(o.dir / "sh.pid"); ++tick) usleep(50 * 1000);
+  REQUIRE(fs::exists(o.dir / "sh.pid"));
+  usleep(100 * 1000);
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+  CHECK(seconds < 30);
+  // The step's shell (in its own process group) did not survive.
+  const pid_t shell = std::stoi(pbtest::read_file(o.dir / "sh.pid"));
+  bool gone = false;
+  for (int tick = 0; tick < 100 && !gone; ++tick) {
+    gone = kill(shell, 0) != 0;
+    if (!gone) usleep(20 * 1000);
+  }
+  CHECK(gone);
+  json record = json::parse(pbtest::read_file(o.dir / "out" / "counterfactual.json"));
+  CHECK(record["status"] == "INFRA_ERROR");
+  CHECK(record["reason"].get<std::string>().find("interrupted") != std::string::npos);
 }

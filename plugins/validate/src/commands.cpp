@@ -10,6 +10,7 @@
 #include "corpus.hpp"
 #include "counterfactual.hpp"
 #include "measurement.hpp"
+#include "process.hpp"
 
 namespace perfbound::validate {
 
@@ -32,7 +33,7 @@ constexpr const char *kValidateUsage =
     "op_summary, torch_npu kernel_details, msprof op OpBasicInfo, or a perfbound bench result.json).\n"
     "\n"
     "Exit status: 0 every validated case sound; 4 a case is FAIL (unsound); 5 every case is\n"
-    "INFRA_ERROR; 3 invalid input; 2 usage error.\n";
+    "INFRA_ERROR; 3 invalid input; 2 usage error; 130 interrupted.\n";
 
 constexpr const char *kCounterfactualUsage =
     "usage: perfbound counterfactual CONFIG.toml [--out DIR] [--predict-only] [--json]\n"
@@ -45,7 +46,11 @@ constexpr const char *kCounterfactualUsage =
     "the measured delta. Artifacts go to --out (default: CONFIG's directory/<config name>.out).\n"
     "\n"
     "Exit status: 0 PASS or prediction only; 1 FAIL (outputs differ, or the re-extraction check\n"
-    "failed); 5 INFRA_ERROR (a step could not run); 3 invalid config or a refused edit; 2 usage error.\n";
+    "failed); 5 INFRA_ERROR (a step could not run); 3 invalid config or a refused edit; 2 usage error;\n"
+    "130 interrupted (the running step's process group is killed).\n";
+
+/// Thrown between corpus cases once SIGINT/SIGTERM arrived.
+struct Interrupted {};
 
 /// Parses "--flag VALUE" options; repeated ones accumulate.
 struct Args {
@@ -165,6 +170,7 @@ int validate_corpus(const pb::sdk::Host &host, const Args &args) {
   }
   const std::optional<std::string> profile = args.one("--profile");
   BoundSource source = [&](const CorpusCase &c) {
+    if (interrupt_requested()) throw Interrupted{};
     if (c.report) return read_saved_report(*c.report, corpus.report_output);
     std::vector<std::string> sets;
     for (const auto &[input, path] : c.inputs) {
@@ -238,8 +244,12 @@ int validate_main(const pb::sdk::Host &host, const std::vector<std::string> &arg
               << kValidateUsage;
     return 2;
   }
+  install_interrupt_handlers();
   try {
     return args.one("--corpus") ? validate_corpus(host, args) : validate_one(args);
+  } catch (const Interrupted &) {
+    std::cerr << "perfbound validate: interrupted\n";
+    return 130;
   } catch (const pb::sdk::InputError &e) {
     std::cerr << "perfbound validate: " << e.what() << "\n";
     return 3;
@@ -296,8 +306,14 @@ int counterfactual_main(const pb::sdk::Host &host, const std::vector<std::string
       sets.push_back(config.bound_hivm_input + "=" + hivm.string());
       return bound_through_pipeline(host, *config.bound_pipeline, sets, config.report_output);
     };
+    install_interrupt_handlers();
     json doc = run_counterfactual(config, services, out_dir, args.has("--predict-only"));
     std::ofstream(out_dir / "counterfactual.json") << doc.dump(2) << "\n";
+    if (interrupt_requested()) {
+      std::cerr << "perfbound counterfactual: interrupted; the partial record is in " << (out_dir / "counterfactual.json").string()
+                << "\n";
+      return 130;
+    }
     if (args.has("--json"))
       std::cout << doc.dump(2) << "\n";
     else

@@ -8,7 +8,8 @@
 // Exit status (docs/cli.md): validate 0 when every validated case is sound,
 // 4 when any case is FAIL (unsound), 5 when every case is INFRA_ERROR, 3 for
 // invalid input, 2 for usage errors; counterfactual 0 PASS/PREDICTED, 1 FAIL,
-// 5 INFRA_ERROR, 3 invalid input or a refused edit.
+// 5 INFRA_ERROR, 3 invalid input or a refused edit; both 130 when interrupted
+// (SIGINT/SIGTERM).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PERFBOUND_VALIDATE_COMMANDS_HPP

@@ -20,6 +20,10 @@ namespace perfbound::validate {
 
 namespace {
 
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void on_interrupt_signal(int) { g_interrupted.store(true); }
+
 using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
@@ -49,10 +53,22 @@ std::string display_command(const std::vector<std::string> &argv) {
   return out;
 }
 
+void install_interrupt_handlers() {
+  struct sigaction action {};
+  action.sa_handler = on_interrupt_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+bool interrupt_requested() { return g_interrupted.load(); }
+
 std::string CommandResult::describe() const {
   std::ostringstream out;
   if (!start_error.empty()) {
     out << "could not start: " << start_error;
+  } else if (interrupted) {
+    out << "interrupted (its process group was killed)";
   } else if (timed_out) {
     out << "timed out after " << std::lround(wall_s) << " s (its process group was killed)";
   } else if (signal) {
@@ -69,6 +85,7 @@ pb::sdk::json CommandResult::to_json() const {
               {"exit_code", exit_code ? json(*exit_code) : json(nullptr)},
               {"signal", signal ? json(*signal) : json(nullptr)},
               {"timed_out", timed_out},
+              {"interrupted", interrupted},
               {"start_error", start_error.empty() ? json(nullptr) : json(start_error)},
               {"wall_s", wall_s},
               {"log", log.string()},
@@ -154,8 +171,10 @@ CommandResult run_command(const CommandSpec &spec) {
   while (true) {
     pid_t done = wait_child(pid, status, false);
     if (done == pid) break;
-    if (since(start) >= spec.timeout_s) {
-      result.timed_out = true;
+    const bool interrupted = interrupt_requested();
+    if (interrupted || since(start) >= spec.timeout_s) {
+      result.timed_out = !interrupted;
+      result.interrupted = interrupted;
       kill(-pid, SIGTERM);
       for (int tick = 0; tick < 200 && wait_child(pid, status, false) == 0; ++tick)
         std::this_thread::sleep_for(std::chrono::milliseconds(10));

@@ -12,6 +12,7 @@
 #define PERFBOUND_VALIDATE_PROCESS_HPP
 
 #include <filesystem>
+#include <atomic>
 #include <map>
 #include <optional>
 #include <string>
@@ -34,17 +35,25 @@ struct CommandResult {
   std::optional<int> exit_code;  // when it exited
   std::optional<int> signal;     // when a signal ended it
   bool timed_out = false;
+  bool interrupted = false;      // SIGINT/SIGTERM arrived while it ran
   std::string start_error;       // non-empty when it could not be started
   double wall_s = 0;
   std::filesystem::path log;
 
-  [[nodiscard]] bool ok() const { return start_error.empty() && !timed_out && exit_code && *exit_code == 0; }
+  [[nodiscard]] bool ok() const { return start_error.empty() && !timed_out && !interrupted && exit_code && *exit_code == 0; }
   /// "exited with 0", "timed out after 5 s (killed)", "could not start: ...".
   [[nodiscard]] std::string describe() const;
   [[nodiscard]] pb::sdk::json to_json() const;
 };
 
-/// Runs one command to completion or timeout. Never throws for a failing
+/// Installs SIGINT/SIGTERM handlers that only set a flag (the host's own
+/// Ctrl-C handler cannot reach a plugin command's children, which run in
+/// their own process groups): run_command then kills the running command's
+/// group, and the command returns exit status 130.
+void install_interrupt_handlers();
+bool interrupt_requested();
+
+/// Runs one command to completion, timeout or interrupt. Never throws for a failing
 /// command (that is in the result); throws InfraError only when the log
 /// cannot be opened.
 CommandResult run_command(const CommandSpec &spec);
