@@ -14,22 +14,14 @@
 #include "npy.hpp"
 #include "process.hpp"
 #include "support/test_support.hpp"
+#include "validate_support.hpp"
 
 namespace fs = std::filesystem;
+using pbtest::validate::error_of;
 namespace pv = perfbound::validate;
 using pb::sdk::json;
 
 namespace {
-
-template <class Fn>
-std::string error_of(Fn &&fn) {
-  try {
-    fn();
-  } catch (const pb::sdk::InputError &e) {
-    return e.what();
-  }
-  return "";
-}
 
 /// Our own HIVM dump (examples/kernels/vector_add): 4 set/wait pairs
 /// (lines 39/40, 49/50, 53/54, 57/61) and one pipe_barrier[PIPE_ALL] at 63.

@@ -6,37 +6,19 @@
 #include "measurement.hpp"
 #include "msprof_csv.hpp"
 #include "support/test_support.hpp"
+#include "validate_support.hpp"
 
 namespace fs = std::filesystem;
+using pbtest::validate::error_of;
+using pbtest::validate::fixtures;
+using pbtest::validate::request_for;
 namespace pv = perfbound::validate;
 using pb::sdk::json;
 
 namespace {
 
-pv::MeasureRequest request_for(const std::string &kernel, size_t warmup) {
-  pv::MeasureRequest request;
-  request.kernel = kernel;
-  request.warmup = warmup;
-  return request;
-}
-
-fs::path fixtures() { return pbtest::test_source_dir() / "validate" / "fixtures"; }
-
-template <class Fn>
-std::string error_of(Fn &&fn) {
-  try {
-    fn();
-  } catch (const pb::sdk::InputError &e) {
-    return e.what();
-  }
-  return "";
-}
-
 json measure(const fs::path &file, const std::string &kernel, size_t warmup) {
-  pv::MeasureRequest request;
-  request.kernel = kernel;
-  request.warmup = warmup;
-  return pv::measure_file(file, request);
+  return pv::measure_file(file, request_for(kernel, warmup));
 }
 
 /// Seconds in a measurement quantity, as microseconds.

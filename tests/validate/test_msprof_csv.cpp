@@ -5,27 +5,13 @@
 
 #include "msprof_csv.hpp"
 #include "support/test_support.hpp"
+#include "validate_support.hpp"
 
 namespace fs = std::filesystem;
+using pbtest::validate::error_of;
+using pbtest::validate::fixtures;
 using perfbound::validate::CsvTable;
 using perfbound::validate::OpSummary;
-
-namespace {
-
-fs::path fixtures() { return pbtest::test_source_dir() / "validate" / "fixtures"; }
-
-/// The message of the InputError `fn` throws ("" when it does not throw).
-template <class Fn>
-std::string error_of(Fn &&fn) {
-  try {
-    fn();
-  } catch (const pb::sdk::InputError &e) {
-    return e.what();
-  }
-  return "";
-}
-
-}  // namespace
 
 TEST_CASE("op_summary quirks: Block Num/Block Dim, TABs after start times, triple quotes, N/A, foreign rows") {
   OpSummary cann9 = OpSummary::read(fixtures() / "op_summary_cann9.csv");

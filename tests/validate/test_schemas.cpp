@@ -13,9 +13,12 @@
 #include "json_schema.hpp"
 #include "measurement.hpp"
 #include "support/test_support.hpp"
+#include "validate_support.hpp"
 #include "validation.hpp"
 
 namespace fs = std::filesystem;
+using pbtest::validate::fixtures;
+using pbtest::validate::request_for;
 namespace pv = perfbound::validate;
 using pb::sdk::json;
 
@@ -39,13 +42,8 @@ void check_valid(const json &doc) {
   CHECK_MESSAGE(problems.empty(), id << ": " << all);
 }
 
-fs::path fixtures() { return pbtest::test_source_dir() / "validate" / "fixtures"; }
-
 json measure(const std::string &file, const std::string &kernel, size_t warmup) {
-  pv::MeasureRequest request;
-  request.kernel = kernel;
-  request.warmup = warmup;
-  return pv::measure_file(fixtures() / file, request);
+  return pv::measure_file(fixtures() / file, request_for(kernel, warmup));
 }
 
 }  // namespace

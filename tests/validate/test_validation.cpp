@@ -6,32 +6,17 @@
 #include "corpus.hpp"
 #include "measurement.hpp"
 #include "support/test_support.hpp"
+#include "validate_support.hpp"
 #include "validation.hpp"
 
 namespace fs = std::filesystem;
+using pbtest::validate::error_of;
+using pbtest::validate::fixtures;
+using pbtest::validate::request_for;
 namespace pv = perfbound::validate;
 using pb::sdk::json;
 
 namespace {
-
-pv::MeasureRequest request_for(const std::string &kernel, size_t warmup) {
-  pv::MeasureRequest request;
-  request.kernel = kernel;
-  request.warmup = warmup;
-  return request;
-}
-
-fs::path fixtures() { return pbtest::test_source_dir() / "validate" / "fixtures"; }
-
-template <class Fn>
-std::string error_of(Fn &&fn) {
-  try {
-    fn();
-  } catch (const pb::sdk::InputError &e) {
-    return e.what();
-  }
-  return "";
-}
 
 /// A bound report in the perfbound.bound_report/1 contract, written by hand
 /// (the models plugin writes the real ones): times in seconds.

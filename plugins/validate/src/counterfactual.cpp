@@ -127,19 +127,15 @@ VariantOutcome run_variant(const CounterfactualConfig &config, const MeasureConf
   if (!remote) {
     std::map<std::string, std::string> values = {{"ir", (dir / "kernel.npuir.mlir").string()}, {"dir", dir.string()},
                                                  {"out", (dir / "prof").string()}, {"variant", variant}, {"kernel", config.kernel}};
-    CommandSpec spec;
-    spec.cwd = dir;
-    spec.argv = substitute(measure.compile.argv, values);
-    spec.timeout_s = measure.compile.timeout_s;
-    spec.log = dir / "compile.log";
-    if (step_failed("compile", run_command(spec))) {
-      outcome.record["steps"] = steps;
-      return outcome;
-    }
-    spec.argv = substitute(measure.run.argv, values);
-    spec.timeout_s = measure.run.timeout_s;
-    spec.log = dir / "run.log";
-    if (step_failed("run", run_command(spec))) {
+    auto local_step = [&](const std::string &step, const StepCommand &command) {
+      CommandSpec spec;
+      spec.cwd = dir;
+      spec.argv = substitute(command.argv, values);
+      spec.timeout_s = command.timeout_s;
+      spec.log = dir / (step + ".log");
+      return step_failed(step, run_command(spec));
+    };
+    if (local_step("compile", measure.compile) || local_step("run", measure.run)) {
       outcome.record["steps"] = steps;
       return outcome;
     }
