@@ -263,3 +263,21 @@ TEST_CASE("perfbound validate: table, --json and exit codes through the real bin
   CHECK(bad.code == 3);
   CHECK(bad.err == "perfbound validate: " + (own.dir / "missing.toml").string() + ": corpus manifest not found\n");
 }
+
+TEST_CASE("the bound report inside a pipeline's run result") {
+  json bound = report(90e-6, 50e-6, 90e-6, "scalar");
+  json run = {{"schema", "perfbound.run_result/1"},
+              {"status", "ok"},
+              {"outputs", {{"bound", bound}, {"findings", {{"schema", "perfbound.findings/1"}}}}}};
+  CHECK(pv::report_from_run_result(run, "bound", "run.json").report == bound);
+  // Another output name: the one bound report among the outputs is taken.
+  CHECK(pv::report_from_run_result(run, "report", "run.json").report == bound);
+  // A failed run: no report, and why.
+  json failed = {{"schema", "perfbound.run_result/1"},
+                 {"status", "failed"},
+                 {"outputs", json::object()},
+                 {"nodes", json::array({{{"id", "core"}, {"status", "failed"}, {"error", "no launch grid"}}})}};
+  pv::BoundOutcome none = pv::report_from_run_result(failed, "bound", "pipeline p.toml");
+  CHECK(none.report.is_null());
+  CHECK(none.error == "the bound pipeline run is failed; node 'core' failed: no launch grid");
+}

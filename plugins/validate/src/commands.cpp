@@ -215,7 +215,7 @@ int validate_one(const Args &args) {
   }
   request.device = args.one("--device");
   json measurement = measure_file(*args.one("--measurement"), request, args.one("--bench-case").value_or(""));
-  BoundOutcome bound = read_saved_report(*args.one("--report"), "report");
+  BoundOutcome bound = read_saved_report(*args.one("--report"), "bound");
   json validation = validate_bound(bound.report, measurement, bound.origin, "", bound.error);
   if (args.has("--json"))
     std::cout << validation.dump(2) << "\n";

@@ -151,7 +151,7 @@ Corpus load_corpus(const fs::path &manifest, const std::optional<fs::path> &data
   if (!fs::is_directory(corpus.data_root, ec))
     throw pb::sdk::InputError(file + ": data root " + corpus.data_root.string() +
                               " is not a directory (give --data DIR, e.g. the ../shared/data of the checkout)");
-  corpus.report_output = reader.optional_string(root, "report_output", "corpus manifest").value_or("report");
+  corpus.report_output = reader.optional_string(root, "report_output", "corpus manifest").value_or("bound");
   std::optional<std::string> default_pipeline = reader.optional_string(root, "pipeline", "corpus manifest");
 
   const toml::node &cases_node = reader.require(root, "case", "corpus manifest");
@@ -244,7 +244,15 @@ BoundOutcome report_from_run_result(const json &run_result, const std::string &r
     out.origin.pipeline = string_at(run_result["provenance"], {"pipeline", "file"});
   const std::string status = run_result.value("status", std::string("?"));
   const json outputs = run_result.value("outputs", json::object());
-  if (status != "ok" || !outputs.contains(report_output)) {
+  // The named output, or else the one output that is a bound report.
+  std::string output = report_output;
+  if (!outputs.contains(output)) {
+    std::vector<std::string> reports;
+    for (const auto &[name, doc] : outputs.items())
+      if (doc.is_object() && doc.value("schema", std::string()) == "perfbound.bound_report/1") reports.push_back(name);
+    if (reports.size() == 1) output = reports.front();
+  }
+  if (status != "ok" || !outputs.contains(output)) {
     std::string why = "the bound pipeline " + (status == "ok" ? "has no output '" + report_output + "'" : "run is " + status);
     for (const json &node : run_result.value("nodes", json::array()))
       if (node.value("status", std::string()) == "failed")
@@ -256,9 +264,9 @@ BoundOutcome report_from_run_result(const json &run_result, const std::string &r
     out.error = why;
     return out;
   }
-  out.report = outputs[report_output];
+  out.report = outputs[output];
   if (out.report.value("schema", std::string()) != "perfbound.bound_report/1") {
-    out.error = "pipeline output '" + report_output + "' is a " + out.report.value("schema", std::string("?")) +
+    out.error = "pipeline output '" + output + "' is a " + out.report.value("schema", std::string("?")) +
                 " document, not perfbound.bound_report/1";
     out.report = nullptr;
   }

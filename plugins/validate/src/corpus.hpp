@@ -11,7 +11,8 @@
 //   description = "..."
 //   data_root = "../../../shared/data"      # relative to this file
 //   pipeline = "manifest:../../pipelines/bound.toml"
-//   report_output = "report"                # pipeline output with the report
+//   report_output = "bound"                 # pipeline output with the report
+//                                           # (default; else its one bound report)
 //   [[case]]
 //   name = "chunk_kda"
 //   kernel = "chunk_kda_bwd_kernel_wy_dqkg_fused_opt_v2"
@@ -65,7 +66,7 @@ struct Corpus {
   std::filesystem::path manifest;
   std::filesystem::path data_root;
   std::string description;
-  std::string report_output = "report";
+  std::string report_output = "bound";
   std::vector<CorpusCase> cases;
 };
 
@@ -99,8 +100,9 @@ std::string launch_to_toml(const json &launch);
 /// Reads a saved bound report: a perfbound.bound_report/1 document, or a
 /// perfbound.run_result/1 whose output `report_output` is one.
 BoundOutcome read_saved_report(const std::filesystem::path &path, const std::string &report_output);
-/// The bound report in a perfbound.run_result/1 (null with `error` set
-/// when the run failed or has no such output).
+/// The bound report in a perfbound.run_result/1: output `report_output`, or
+/// else its one output that is a bound report (null with `error` set when
+/// the run failed or holds no bound report).
 BoundOutcome report_from_run_result(const json &run_result, const std::string &report_output, const std::string &origin);
 
 }  // namespace perfbound::validate

@@ -96,7 +96,7 @@ struct CounterfactualConfig {
   std::string profile = "ascend_910b3";
   std::optional<std::filesystem::path> bound_pipeline;
   std::string bound_hivm_input = "hivm";
-  std::string report_output = "report";
+  std::string report_output = "bound";
   std::vector<EditSpec> edits;
   std::optional<MeasureConfig> measure;
   std::optional<RecordedPair> recorded;
