@@ -281,3 +281,27 @@ TEST_CASE("the bound report inside a pipeline's run result") {
   CHECK(none.report.is_null());
   CHECK(none.error == "the bound pipeline run is failed; node 'core' failed: no launch grid");
 }
+
+TEST_CASE("the measurement and validate node kinds in a pipeline, documents checked on the edges") {
+  pbtest::TempDir tmp;
+  pbtest::write_file(tmp / "report.json", report(90e-6, 50e-6, 90e-6, "scalar").dump());
+  const std::string pipeline = (pbtest::test_source_dir() / "validate" / "data" / "validate_saved_report.toml").string();
+  auto run = [&](const fs::path &csv) {
+    return pbtest::run_cli({"run", pipeline, "--set", "report=" + (tmp / "report.json").string(), "--set", "csv=" + csv.string(),
+                            "--set", "measure.kernel=mix_k", "--set", "measure.warmup=1", "--out", (tmp / "out").string()});
+  };
+  pbtest::CliResult ok = run(fixtures() / "op_summary_mix.csv");
+  REQUIRE_MESSAGE(ok.code == 0, ok.err);
+  json validation = json::parse(pbtest::read_file(tmp / "out" / "validation.json"));
+  CHECK(validation["status"] == "PASS");
+  CHECK(validation["case"] == "saved");
+  CHECK(validation["tightness"]["value"].get<double>() == doctest::Approx(98.0 / 90.0));
+  // A malformed CSV fails the measurement node with file:line:column.
+  // "0,1,1,mix_k,MIX_AIC,1\t," is 23 characters: the duration is at 24.
+  pbtest::write_file(tmp / "bad.csv", "Device_id,Task ID,Stream ID,Op Name,Task Type,Task Start Time(us),Task Duration(us)\n"
+                                      "0,1,1,mix_k,MIX_AIC,1\t,slow\n");
+  pbtest::CliResult bad = run(tmp / "bad.csv");
+  CHECK(bad.code == 1);
+  CHECK(bad.err.find((tmp / "bad.csv").string() + ":2:24: column 'Task Duration(us)': expected a number, got 'slow'") !=
+        std::string::npos);
+}
