@@ -5,6 +5,8 @@
 //                                 pipeline's model nodes do after the edges)
 //   BM_WholeBoundWithParse/<case> the same, including parsing the
 //                                 hivm_program JSON text
+//   bound_from_view/<case>        only the terms and the combiner, from the
+//                                 HivmView already read from the document
 //   BM_Sweep/<kernel>             DSL-tier bounds per second on one core
 //                                 (configs/s = items_per_second)
 //
@@ -67,8 +69,7 @@ std::string program_text(const std::string &dump, const json &launch) {
   return pb::hivm::to_json_text(program, {path.string(), text.size()}, options);
 }
 
-json report_from(const json &program, const m::Rates &rates) {
-  m::HivmView view = m::HivmView::from_json(program, "bench");
+json report_from_view(const m::HivmView &view, const m::Rates &rates) {
   m::TermOptions options;
   m::CombineInputs in;
   in.terms = {m::grid_floor_hivm(view, rates, options), m::component_floor_hivm(view, rates, options),
@@ -78,6 +79,10 @@ json report_from(const json &program, const m::Rates &rates) {
   in.hivm = &view;
   in.rates = &rates;
   return m::combine(in, {});
+}
+
+json report_from(const json &program, const m::Rates &rates) {
+  return report_from_view(m::HivmView::from_json(program, "bench"), rates);
 }
 
 struct Case {
@@ -105,6 +110,19 @@ void whole_bound(benchmark::State &state, const Case &c, bool parse) {
     }
   }
   state.counters["document_bytes"] = static_cast<double>(text.size());
+}
+
+/// Only the terms and the combiner, from the HivmView a pipeline node
+/// builds once from its input document (the view's construction excluded).
+void bound_from_view(benchmark::State &state, const Case &c) {
+  std::string text = program_text(c.dump, json::parse(c.launch));
+  if (text.empty()) {
+    state.SkipWithError("../shared not found: real dumps unavailable");
+    return;
+  }
+  m::HivmView view = m::HivmView::from_json(json::parse(text), "bench");
+  m::Rates rates = m::Rates::from_profile(profile(), "ascend_910b3");
+  for (auto _ : state) benchmark::DoNotOptimize(report_from_view(view, rates));
 }
 
 json dsl_facts(const std::string &ttir, const std::string &launch) {
@@ -139,6 +157,8 @@ void sweep(benchmark::State &state, const std::string &ttir, const std::string &
 
 BENCHMARK_CAPTURE(whole_bound, chunk_kda, kChunkKda, false)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(whole_bound, seeded_serial, kSeededSerial, false)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(bound_from_view, chunk_kda, kChunkKda)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(bound_from_view, seeded_serial, kSeededSerial)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(whole_bound, chunk_kda_with_parse, kChunkKda, true)->Unit(benchmark::kMicrosecond);
 
 // 4096 launches of the tutorial vector add: n from 2048 to 8M in steps of

@@ -7,6 +7,16 @@ namespace pb::models {
 
 namespace {
 
+/// obj[key], or a null document when obj is not an object or lacks it.
+/// (Never `obj.contains(k) ? obj[k] : json()`: the conditional is a
+/// prvalue, so that form copies the whole member.)
+const json &child(const json &obj, const char *key) {
+  static const json kNull;
+  if (!obj.is_object()) return kNull;
+  auto it = obj.find(key);
+  return it == obj.end() ? kNull : *it;
+}
+
 double number_or(const json &obj, const char *key, double fallback) {
   if (!obj.is_object()) return fallback;
   auto it = obj.find(key);
@@ -44,7 +54,7 @@ struct CountFacts {
 
 CountFacts count_of(const json &op) {
   CountFacts facts;
-  const json &count = op.contains("count") ? op["count"] : json();
+  const json &count = child(op, "count");
   facts.min = number_or(count, "min", 0);
   facts.exact = bool_or(count, "exact", false);
   facts.block_dependent = bool_or(count, "block_dependent", false);
@@ -118,7 +128,7 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
     throw pb::sdk::InputError(where + ": 'functions' and 'ops' must be arrays");
 
   // Block count.
-  const json &blocks = program.contains("blocks") ? program["blocks"] : json();
+  const json &blocks = child(program, "blocks");
   if (blocks.is_object() && blocks.contains("value") && blocks["value"].is_number()) {
     view.blocks = blocks["value"].get<double>();
   } else {
@@ -147,11 +157,11 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
     const int id = static_cast<int>(number_or(op, "id", -1));
     const std::string loc = string_or(op, "loc");
     CountFacts count = count_of(op);
-    const json &exec = op.contains("exec") ? op["exec"] : json();
-    const json &block = op.contains("block") ? op["block"] : json();
-    const json &grid = op.contains("grid") ? op["grid"] : json();
-    const json &reasons = op.contains("total_reasons") ? op["total_reasons"] : json();
-    const json &estimated = op.contains("estimated") ? op["estimated"] : json();
+    const json &exec = child(op, "exec");
+    const json &block = child(op, "block");
+    const json &grid = child(op, "grid");
+    const json &reasons = child(op, "total_reasons");
+    const json &estimated = child(op, "estimated");
 
     // Sound amount of one per-execution quantity: uniform per block for
     // block-independent ops, summed over the grid for block-dependent ones.
@@ -192,7 +202,7 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
     };
 
     // Issued instructions: as written, and the part that must exist.
-    const json &instr = op.contains("instructions") ? op["instructions"] : json();
+    const json &instr = child(op, "instructions");
     double issued_exec = number_or(instr, "issued", 0);
     double scalar_exec = number_or(instr, "scalar", 0);
     const std::string scalar_kind = string_or(op, "scalar_kind");
@@ -211,7 +221,7 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
       remember(view.issue_top[core], {id, line, name, loc, one.uniform + (view.blocks ? one.dependent / *view.blocks : 0)});
     }
 
-    const json &pipes = op.contains("pipes") ? op["pipes"] : json::array();
+    const json &pipes = child(op, "pipes");
     if (cls == "cube") {
       std::optional<double> flop = exec_value("flop");
       std::string dtype = string_or(exec, "dtype", "unknown");
@@ -260,7 +270,7 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
         t.core = core;
         t.bytes = moved;
         t.line = line;
-        const json &side = src == "gm" ? (op.contains("reads") ? op["reads"] : json()) : (op.contains("writes") ? op["writes"] : json());
+        const json &side = child(op, src == "gm" ? "reads" : "writes");
         t.gm_buffer = "unknown";
         if (side.is_array())
           for (const json &buffer : side)
@@ -272,7 +282,7 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
   }
 
   // Barriers by (core, pipe, kind).
-  const json &sync = program.contains("sync") ? program["sync"] : json();
+  const json &sync = child(program, "sync");
   if (sync.is_object() && sync.contains("barriers") && sync["barriers"].is_array()) {
     for (const json &b : sync["barriers"]) {
       std::string core = string_or(b, "core"), pipe = string_or(b, "pipe"), kind = string_or(b, "kind");
@@ -325,7 +335,7 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
       loop.depth = static_cast<int>(number_or(l, "depth", 0));
       int fn = static_cast<int>(number_or(l, "function", -1));
       if (fn >= 0 && fn < static_cast<int>(functions.size())) loop.core = string_or(functions[static_cast<size_t>(fn)], "core");
-      const json &iterations = l.contains("iterations") ? l["iterations"] : json();
+      const json &iterations = child(l, "iterations");
       loop.iterations_per_block = number_or(iterations, "min", 0);
       loop.exact = bool_or(iterations, "exact", false);
       loop.scalar_per_iteration = number_or(l, "scalar_instructions_per_iteration", 0);
