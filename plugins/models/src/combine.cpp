@@ -180,6 +180,15 @@ struct Context {
   json schedule;  // of the binding term
 };
 
+/// Whether the attribution has the HIVM program and the rates; otherwise
+/// records the gap as unknown with the reason.
+bool has_hivm(const Context &ctx, Gap &gap, std::vector<Gap> &gaps) {
+  if (ctx.in.hivm != nullptr && ctx.in.rates != nullptr && ctx.in.hivm->blocks) return true;
+  gap.reason = "needs the HIVM program";
+  gaps.push_back(gap);
+  return false;
+}
+
 double schedule_number(const json &schedule, const char *key, double fallback) {
   return schedule.is_object() && schedule.contains(key) && schedule[key].is_number() ? schedule[key].get<double>() : fallback;
 }
@@ -231,11 +240,7 @@ void placement_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Findi
           json::array(), ""};
   const HivmView *view = ctx.in.hivm;
   const Rates *rates = ctx.in.rates;
-  if (view == nullptr || rates == nullptr || !view->blocks) {
-    gap.reason = "needs the HIVM program";
-    gaps.push_back(gap);
-    return;
-  }
+  if (!has_hivm(ctx, gap, gaps)) return;
   Schedule s = make_schedule(*view->blocks, view->aic.present, view->aiv.present, view->aiv.instances, *rates);
   double issue_per_s = rates->clock.value();
   double total = 0;
@@ -301,11 +306,7 @@ void coalescing_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Find
           json::array(), ""};
   const HivmView *view = ctx.in.hivm;
   const Rates *rates = ctx.in.rates;
-  if (view == nullptr || rates == nullptr || !view->blocks) {
-    gap.reason = "needs the HIVM program";
-    gaps.push_back(gap);
-    return;
-  }
+  if (!has_hivm(ctx, gap, gaps)) return;
   if (!rates->packet_efficiency() || !rates->hbm().known()) {
     gap.reason = "the profile has no packet-efficiency table or HBM bandwidth";
     gaps.push_back(gap);
@@ -370,11 +371,7 @@ void serialization_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<F
           json::array(), ""};
   const HivmView *view = ctx.in.hivm;
   const Rates *rates = ctx.in.rates;
-  if (view == nullptr || rates == nullptr || !view->blocks) {
-    gap.reason = "needs the HIVM program";
-    gaps.push_back(gap);
-    return;
-  }
+  if (!has_hivm(ctx, gap, gaps)) return;
   Schedule s = make_schedule(*view->blocks, view->aic.present, view->aiv.present, view->aiv.instances, *rates);
   double total = 0;
   for (const BarrierStats &b : view->barriers) {
@@ -426,11 +423,7 @@ void intra_unit_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Find
           json::array(), ""};
   const HivmView *view = ctx.in.hivm;
   const Rates *rates = ctx.in.rates;
-  if (view == nullptr || rates == nullptr || !view->blocks) {
-    gap.reason = "needs the HIVM program";
-    gaps.push_back(gap);
-    return;
-  }
+  if (!has_hivm(ctx, gap, gaps)) return;
   Schedule s = make_schedule(*view->blocks, view->aic.present, view->aiv.present, view->aiv.instances, *rates);
   double total = 0;
   for (const auto &[core, wasted] : view->vector_wasted_repeats) {

@@ -39,33 +39,21 @@ struct ClassRate {
   std::string unit;  // the work's unit
 };
 
-ClassRate repeat_rate(const Rates &rates) {
-  const Rate<RepeatsPerSecond> &r = rates.vector_repeats();
-  ClassRate out{nullptr, r.record, "repeat"};
+/// A class rate from a typed rate: `Work` at `R` must give a time
+/// (time_at refuses anything else at compile time).
+template <class Work, class R>
+ClassRate typed_rate(const Rate<R> &r, const char *unit) {
+  ClassRate out{nullptr, r.record, unit};
   if (r.known()) {
-    RepeatsPerSecond rate = *r.value;
-    out.time = [rate](double repeats) { return time_at(u::Repeats{repeats}, rate); };
+    R rate = *r.value;
+    out.time = [rate](double work) { return time_at(Work{work}, rate); };
   }
   return out;
 }
 
-ClassRate flop_rate(const Rate<u::FlopPerSecond> &r) {
-  ClassRate out{nullptr, r.record, "FLOP"};
-  if (r.known()) {
-    u::FlopPerSecond rate = *r.value;
-    out.time = [rate](double flop) { return time_at(u::Flop{flop}, rate); };
-  }
-  return out;
-}
-
-ClassRate byte_rate(const Rate<u::BytesPerSecond> &r) {
-  ClassRate out{nullptr, r.record, "B"};
-  if (r.known()) {
-    u::BytesPerSecond rate = *r.value;
-    out.time = [rate](double bytes) { return memory_time(u::Bytes{bytes}, rate); };
-  }
-  return out;
-}
+ClassRate repeat_rate(const Rates &rates) { return typed_rate<u::Repeats>(rates.vector_repeats(), "repeat"); }
+ClassRate flop_rate(const Rate<u::FlopPerSecond> &r) { return typed_rate<u::Flop>(r, "FLOP"); }
+ClassRate byte_rate(const Rate<u::BytesPerSecond> &r) { return typed_rate<u::Bytes>(r, "B"); }
 
 RateRecord issue_record(const TermOptions &options, const Rates &rates) {
   return {"instruction issue (per core)", options.issue_per_cycle * rates.clock.value(), "instruction/s",
