@@ -43,12 +43,15 @@ build_dir() {
 }
 
 demo() {
-  local pb
+  local pb kernel
   pb="$(build_dir)/bin/perfbound"
-  # Until the bound pipeline lands, the demo shows what the host can do with
-  # the data it has: the plugins it finds and the 910B3 profile.
-  "$pb" plugins
-  "$pb" profile check ascend_910b3
+  kernel=examples/kernels/vector_add
+  # The two-tier bound report of the bundled example kernel (the Triton
+  # tutorial add_kernel, n = 16M f32, grid 8192) on the 910B3 profile: the
+  # bound, the binding unit, both limits, the verdict, attribution, findings.
+  "$pb" run pipelines/bound.toml --profile ascend_910b3 \
+    --set "ttir=$kernel/vector_add.ttir.mlir" --set "hivm=$kernel/vector_add.npuir.mlir" \
+    --set 'launch={grid=[8192,1,1],args={n_elements=16777216,"3"=16777216}}' --format text
 }
 
 case "${1:-}" in

@@ -18,7 +18,7 @@
 #include <perfbound/sdk/plugin.hpp>
 
 #include "harness/backend.hpp"
-#include "harness/digest.hpp"
+#include <perfbound/sdk/sha256.hpp>
 #include "harness/plan.hpp"
 #include "harness/preflight.hpp"
 #include "harness/process.hpp"
@@ -78,7 +78,7 @@ int cmd_prepare(const pb::sdk::Host &host, const std::vector<std::string> &testl
       throw pb::sdk::InputError("--profile " + profile + ": the profile could not be loaded (see the messages above)");
     json document = json::parse(text);
     options.profile_capacities = bench::preflight_capacities(document);
-    options.profile_ref = json{{"name", document.value("name", profile)}, {"sha256", bench::sha256_of(document.dump())}};
+    options.profile_ref = json{{"name", document.value("name", profile)}, {"sha256", pb::sdk::sha256_hex(document.dump())}};
   }
   json plan = bench::build_plan(options, backend);
   bench::write_file_durably(out, plan.dump(2) + "\n");

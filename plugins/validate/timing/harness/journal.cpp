@@ -10,7 +10,7 @@
 
 #include <perfbound/sdk/json.hpp>
 
-#include "digest.hpp"
+#include <perfbound/sdk/sha256.hpp>
 #include "process.hpp"
 
 namespace pb::bench {
@@ -42,7 +42,7 @@ std::string short_value(const json &value) {
 json fingerprint_digests(const json &fingerprint) {
   json digests;
   for (const char *part : kParts)
-    digests[part] = sha256_of(fingerprint.contains(part) ? fingerprint.at(part).dump() : std::string("null"));
+    digests[part] = pb::sdk::sha256_hex(fingerprint.contains(part) ? fingerprint.at(part).dump() : std::string("null"));
   return digests;
 }
 

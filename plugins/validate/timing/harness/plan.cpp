@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "digest.hpp"
+#include <perfbound/sdk/sha256.hpp>
 #include "process.hpp"
 #include "protocol.hpp"
 #include "testlist.hpp"
@@ -115,7 +115,7 @@ json build_plan(const PlanOptions &options, const Backend &backend) {
 std::string plan_digest(const json &plan) {
   json copy = plan;
   copy.erase("plan_sha256");
-  return sha256_of(copy.dump());
+  return pb::sdk::sha256_hex(copy.dump());
 }
 
 json load_plan(const fs::path &path) {

@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "backend.hpp"
-#include "digest.hpp"
+#include <perfbound/sdk/sha256.hpp>
 #include "health.hpp"
 #include "journal.hpp"
 #include "measure.hpp"
@@ -51,7 +51,7 @@ std::string seconds_text(double seconds) {
 }
 
 json file_identity(const fs::path &path) {
-  std::optional<std::string> digest = sha256_of_file(path);
+  std::optional<std::string> digest = pb::sdk::sha256_file(path);
   return json{{"sha256", digest ? json(*digest) : json(nullptr)}};
 }
 

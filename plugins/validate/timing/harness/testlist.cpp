@@ -7,7 +7,7 @@
 
 #include <perfbound/sdk/json.hpp>
 
-#include "digest.hpp"
+#include <perfbound/sdk/sha256.hpp>
 
 namespace pb::bench {
 
@@ -242,7 +242,7 @@ Testlist parse_testlist(const std::string &text, const fs::path &origin) {
     throw pb::sdk::InputError(origin.string() + ":1: a testlist must be a JSON array of {type, args, sources, name}");
   Testlist list;
   list.path = origin;
-  list.sha256 = sha256_of(text);
+  list.sha256 = pb::sdk::sha256_hex(text);
   std::vector<int> lines = array_element_lines(text);
   for (size_t idx = 0; idx < parsed.size(); ++idx) {
     int line = idx < lines.size() ? lines[idx] : 1;

@@ -1,0 +1,177 @@
+//===- bench_models.cpp - whole-bound evaluation and sweep throughput -----===//
+//
+//   BM_WholeBound/<case>          every term + the combiner from documents that
+//                                 are already extracted and parsed (what a
+//                                 pipeline's model nodes do after the edges)
+//   BM_WholeBoundWithParse/<case> the same, including parsing the
+//                                 hivm_program JSON text
+//   bound_from_view/<case>        only the terms and the combiner, from the
+//                                 HivmView already read from the document
+//   BM_Sweep/<kernel>             DSL-tier bounds per second on one core
+//                                 (configs/s = items_per_second)
+//
+// Inputs: the real chunk_kda and seeded_serial dumps from ../shared (skipped
+// without it) analysed in-process by the HIVM extractor library, the 910B3
+// profile and dsl_facts documents written once by the perfbound binary.
+//
+//===----------------------------------------------------------------------===//
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "analyze.hpp"
+#include "combine.hpp"
+#include "document.hpp"
+#include "sweep.hpp"
+#include "terms.hpp"
+
+namespace fs = std::filesystem;
+namespace m = pb::models;
+using nlohmann::json;
+
+namespace {
+
+std::string read_file(const fs::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string run_capture(const std::string &command) {
+  std::string out;
+  FILE *pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return out;
+  char buffer[65536];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, n);
+  pclose(pipe);
+  return out;
+}
+
+const json &profile() {
+  static json doc = json::parse(run_capture(std::string(PB_PERFBOUND_EXE) + " profile show --json ascend_910b3"));
+  return doc;
+}
+
+/// hivm_program text of a real dump with launch values, or "" without ../shared.
+std::string program_text(const std::string &dump, const json &launch) {
+  fs::path path = fs::path(PB_SHARED_DIR) / "data" / "hivm" / dump;
+  if (!fs::exists(path)) return {};
+  std::string text = read_file(path);
+  pb::hivm::AnalysisOptions options;
+  pb::hivm::apply_profile(profile(), options);
+  pb::hivm::apply_launch(launch, options);
+  pb::hivm::Program program = pb::hivm::analyze_text(text, options);
+  return pb::hivm::to_json_text(program, {path.string(), text.size()}, options);
+}
+
+json report_from_view(const m::HivmView &view, const m::Rates &rates) {
+  m::TermOptions options;
+  m::CombineInputs in;
+  in.terms = {m::grid_floor_hivm(view, rates, options), m::component_floor_hivm(view, rates, options),
+              m::memory_hivm(view, rates, options), m::serialization_hivm(view, rates, options),
+              m::issue_floor_hivm(view, rates, options)};
+  for (const m::Term &t : in.terms) in.term_documents.push_back(t.to_json());
+  in.hivm = &view;
+  in.rates = &rates;
+  return m::combine(in, {});
+}
+
+json report_from(const json &program, const m::Rates &rates) {
+  return report_from_view(m::HivmView::from_json(program, "bench"), rates);
+}
+
+struct Case {
+  const char *dump;
+  const char *launch;
+};
+const Case kChunkKda{"chunk_kda.npuir.mlir", R"({"schema":"perfbound.launch/1","grid":[128,32],"args":{"20":8192,"22":8192}})"};
+const Case kSeededSerial{"seeded_serial_on.npuir.mlir",
+                         R"({"schema":"perfbound.launch/1","grid":[4096],"args":{"4":8388608,"5":65536}})"};
+
+void whole_bound(benchmark::State &state, const Case &c, bool parse) {
+  std::string text = program_text(c.dump, json::parse(c.launch));
+  if (text.empty()) {
+    state.SkipWithError("../shared not found: real dumps unavailable");
+    return;
+  }
+  json program = json::parse(text);
+  m::Rates rates = m::Rates::from_profile(profile(), "ascend_910b3");
+  for (auto _ : state) {
+    if (parse) {
+      json parsed = json::parse(text);
+      benchmark::DoNotOptimize(report_from(parsed, rates));
+    } else {
+      benchmark::DoNotOptimize(report_from(program, rates));
+    }
+  }
+  state.counters["document_bytes"] = static_cast<double>(text.size());
+}
+
+/// Only the terms and the combiner, from the HivmView a pipeline node
+/// builds once from its input document (the view's construction excluded).
+void bound_from_view(benchmark::State &state, const Case &c) {
+  std::string text = program_text(c.dump, json::parse(c.launch));
+  if (text.empty()) {
+    state.SkipWithError("../shared not found: real dumps unavailable");
+    return;
+  }
+  m::HivmView view = m::HivmView::from_json(json::parse(text), "bench");
+  m::Rates rates = m::Rates::from_profile(profile(), "ascend_910b3");
+  for (auto _ : state) benchmark::DoNotOptimize(report_from_view(view, rates));
+}
+
+json dsl_facts(const std::string &ttir, const std::string &launch) {
+  fs::path out = fs::temp_directory_path() / ("perfbound-bench-models-" + std::to_string(::getpid()));
+  std::string cmd = std::string(PB_PERFBOUND_EXE) + " run " + PB_SOURCE_DIR + "/pipelines/bound_dsl.toml --set ttir=" + ttir +
+                    " --set '" + launch + "' --out " + out.string() + " -q > /dev/null 2>&1";
+  if (std::system(cmd.c_str()) != 0) return {};
+  json facts = json::parse(read_file(out / "facts.json"), nullptr, false);
+  fs::remove_all(out);
+  return facts;
+}
+
+void sweep(benchmark::State &state, const std::string &ttir, const std::string &launch, const std::string &spec) {
+  json facts = dsl_facts(ttir, launch);
+  if (!facts.is_object()) {
+    state.SkipWithError("could not write dsl_facts with the perfbound binary");
+    return;
+  }
+  m::Rates rates = m::Rates::from_profile(profile(), "ascend_910b3");
+  m::SweepModel model = m::SweepModel::build(facts, rates, "bench");
+  std::vector<m::SweepConfig> configs = model.expand(json::parse(spec), "bench");
+  double sink = 0;
+  for (auto _ : state) {
+    for (const m::SweepConfig &c : configs) sink += model.evaluate(c).bound;
+    benchmark::DoNotOptimize(sink);
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(configs.size()));
+  state.counters["configs"] = static_cast<double>(configs.size());
+}
+
+}  // namespace
+
+BENCHMARK_CAPTURE(whole_bound, chunk_kda, kChunkKda, false)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(whole_bound, seeded_serial, kSeededSerial, false)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(bound_from_view, chunk_kda, kChunkKda)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(bound_from_view, seeded_serial, kSeededSerial)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(whole_bound, chunk_kda_with_parse, kChunkKda, true)->Unit(benchmark::kMicrosecond);
+
+// 4096 launches of the tutorial vector add: n from 2048 to 8M in steps of
+// 2048, grid = cdiv(n, 2048).
+BENCHMARK_CAPTURE(sweep, vector_add, std::string(PB_SOURCE_DIR) + "/examples/kernels/vector_add/vector_add.ttir.mlir",
+                  "launch={grid=[8192,1,1],args={n_elements=16777216}}",
+                  R"J({"args":{"n_elements":{"from":2048,"to":8388608,"step":2048}},"grid_from":{"x":"cdiv(n_elements, 2048)"}})J")
+    ->Unit(benchmark::kMicrosecond);
+// 64 x 64 grids x 8 K values of the block-pointer matmul (32768 launches).
+BENCHMARK_CAPTURE(sweep, blockptr_matmul,
+                  std::string(PB_SOURCE_DIR) + "/tests/extract_ttir/kernels/blockptr_matmul.ttir",
+                  R"(launch={grid=[8,8,1],args={"3"=1024,"4"=1024,"5"=1024,"6"=1024,"7"=1024,"8"=1024}})",
+                  R"({"grid":{"x":{"from":1,"to":64},"y":{"from":1,"to":64}},"args":{"%arg5":{"from":256,"to":2048,"step":256}}})")
+    ->Unit(benchmark::kMicrosecond);
+
+BENCHMARK_MAIN();

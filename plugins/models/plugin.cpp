@@ -1,0 +1,210 @@
+//===- plugin.cpp - the perfbound.models plugin ----------------------------===//
+//
+// Kinds: one per bound term (grid_floor, component_floor, memory,
+// serialization, issue_floor), each emitting perfbound.bound_term/1 from
+// DSL facts or a HIVM program plus the profile; `combiner`, which composes
+// whatever terms a pipeline wires in into perfbound.bound_report/1 (two
+// limits, verdict, attribution, findings); and `sweep`, the DSL-tier bound
+// of many launch configurations. Command: `perfbound sweep`.
+//
+//===----------------------------------------------------------------------===//
+#include <perfbound/sdk/plugin.hpp>
+
+#include "combine.hpp"
+#include "examples.hpp"
+#include "render.hpp"
+#include "sweep.hpp"
+#include "terms.hpp"
+
+namespace {
+
+using pb::sdk::json;
+namespace m = pb::models;
+
+m::Rates read_rates(pb::sdk::RunContext &ctx) {
+  return m::Rates::from_profile(ctx.json_input("profile"), ctx.origin("profile"));
+}
+
+m::TermOptions options_from(const pb::sdk::Params &params) {
+  m::TermOptions o;
+  const json &raw = params.raw();
+  if (raw.contains("packet_efficiency")) o.packet_efficiency = raw["packet_efficiency"].get<std::string>();
+  if (raw.contains("vector_barrier_latency")) o.vector_barrier_latency = raw["vector_barrier_latency"].get<std::string>();
+  if (raw.contains("handoff_cycles") && raw["handoff_cycles"].is_number()) o.handoff_cycles = raw["handoff_cycles"].get<double>();
+  if (raw.contains("issue_per_cycle")) o.issue_per_cycle = raw["issue_per_cycle"].get<double>();
+  if (raw.contains("instruction_count")) o.instruction_count = raw["instruction_count"].get<std::string>();
+  if (!(o.issue_per_cycle > 0))
+    throw pb::sdk::InputError("node '" + params.node_id() + "': issue_per_cycle must be positive");
+  if (raw.contains("handoff_cycles") && !raw["handoff_cycles"].is_null() &&
+      !(raw["handoff_cycles"].is_number() && raw["handoff_cycles"].get<double>() >= 0))
+    throw pb::sdk::InputError("node '" + params.node_id() + "': handoff_cycles must be a non-negative number or null");
+  return o;
+}
+
+/// A term kind: reads the tier it is given (exactly one of `dsl`, `hivm`).
+class TermNode : public pb::sdk::Node {
+ public:
+  using DslFn = m::Term (*)(const json &, const m::Rates &, const m::TermOptions &, const std::string &);
+  using HivmFn = m::Term (*)(const m::HivmView &, const m::Rates &, const m::TermOptions &);
+  TermNode(const pb::sdk::CreateContext &cc, std::string kind, DslFn dsl, HivmFn hivm)
+      : kind_(std::move(kind)), node_(cc.params.node_id()), options_(options_from(cc.params)), dsl_(dsl), hivm_(hivm) {}
+
+  void run(pb::sdk::RunContext &ctx) override {
+    bool has_dsl = dsl_ != nullptr && ctx.has_input("dsl");
+    bool has_hivm = ctx.has_input("hivm");
+    if (has_dsl == has_hivm)
+      throw pb::sdk::InputError("node '" + ctx.node_id() + "' (" + kind_ + "): connect exactly one of " +
+                                (dsl_ != nullptr ? "'dsl' (perfbound.dsl_facts/1) or " : "") +
+                                "'hivm' (perfbound.hivm_program/1)" + (has_dsl ? ", not both" : ""));
+    m::Rates rates = read_rates(ctx);
+    m::Term term;
+    if (has_dsl) {
+      term = dsl_(ctx.json_input("dsl"), rates, options_, ctx.origin("dsl"));
+    } else {
+      m::HivmView view = m::HivmView::from_json(ctx.json_input("hivm"), ctx.origin("hivm"));
+      term = hivm_(view, rates, options_);
+    }
+    term.producer = {{"plugin", "perfbound.models"}, {"kind", kind_}, {"node", node_}};
+    ctx.set_output("term", term.to_json());
+  }
+
+ private:
+  std::string kind_, node_;
+  m::TermOptions options_;
+  DslFn dsl_;
+  HivmFn hivm_;
+};
+
+template <const char *Name, TermNode::DslFn Dsl, TermNode::HivmFn Hivm>
+class Kind : public TermNode {
+ public:
+  explicit Kind(pb::sdk::CreateContext &cc) : TermNode(cc, Name, Dsl, Hivm) {}
+};
+
+constexpr char kGrid[] = "grid_floor";
+constexpr char kComponent[] = "component_floor";
+constexpr char kMemory[] = "memory";
+constexpr char kSerial[] = "serialization";
+constexpr char kIssue[] = "issue_floor";
+
+using GridFloor = Kind<kGrid, &m::grid_floor_dsl, &m::grid_floor_hivm>;
+using ComponentFloor = Kind<kComponent, &m::component_floor_dsl, &m::component_floor_hivm>;
+using Memory = Kind<kMemory, &m::memory_dsl, &m::memory_hivm>;
+using Serialization = Kind<kSerial, nullptr, &m::serialization_hivm>;
+using IssueFloor = Kind<kIssue, nullptr, &m::issue_floor_hivm>;
+
+class Combiner : public pb::sdk::Node {
+ public:
+  explicit Combiner(const pb::sdk::Params &params) {
+    const json &measured = params.at("measured_us");
+    if (measured.is_number()) {
+      if (!(measured.get<double>() > 0))
+        throw pb::sdk::InputError("node '" + params.node_id() + "': measured_us must be positive (or null)");
+      options_.measured_seconds = measured.get<double>() * 1e-6;
+    } else if (!measured.is_null()) {
+      throw pb::sdk::InputError("node '" + params.node_id() + "': measured_us must be a number of microseconds or null");
+    }
+    options_.top_findings = static_cast<int>(params.integer("top_findings"));
+  }
+
+  void run(pb::sdk::RunContext &ctx) override {
+    m::CombineInputs in;
+    uint32_t n = ctx.input_count("terms");
+    for (uint32_t idx = 0; idx < n; ++idx) {
+      const json &doc = ctx.json_input("terms", idx);
+      in.terms.push_back(m::Term::from_json(doc, ctx.origin("terms", idx)));
+      in.term_documents.push_back(doc);
+    }
+    std::optional<m::Rates> rates;
+    if (ctx.has_input("profile")) rates = read_rates(ctx);
+    std::optional<m::HivmView> view;
+    if (ctx.has_input("hivm")) view = m::HivmView::from_json(ctx.json_input("hivm"), ctx.origin("hivm"));
+    in.hivm = view ? &*view : nullptr;
+    in.dsl = ctx.has_input("dsl") ? &ctx.json_input("dsl") : nullptr;
+    if (in.dsl != nullptr) in.dsl_origin = ctx.origin("dsl");
+    in.rates = rates ? &*rates : nullptr;
+    json report = m::combine(in, options_);
+    ctx.set_output("findings", m::findings_document(report));
+    ctx.set_output("report", std::move(report));
+  }
+
+ private:
+  m::CombineOptions options_;
+};
+
+std::optional<std::string> render(std::string_view schema, const json &doc, std::string_view format) {
+  return m::render_document(schema, doc, format);
+}
+
+std::vector<pb::sdk::PortSpec> term_inputs(bool dsl) {
+  std::vector<pb::sdk::PortSpec> ports;
+  if (dsl) ports.push_back(pb::sdk::optional_input("dsl", m::kDslSchema, "DSL facts (the DSL tier); or connect 'hivm'"));
+  ports.push_back(dsl ? pb::sdk::optional_input("hivm", m::kHivmSchema, "HIVM program (the HIVM tier); or connect 'dsl'")
+                      : pb::sdk::input("hivm", m::kHivmSchema, "HIVM program (this term exists on the HIVM tier only)"));
+  ports.push_back(pb::sdk::input("profile", m::kProfileSchema, "hardware profile with its calibration"));
+  return ports;
+}
+
+std::vector<pb::sdk::PortSpec> term_output() {
+  return {pb::sdk::output("term", m::kTermSchema, "the term (perfbound.bound_term/1)")};
+}
+
+pb::sdk::PluginSpec describe() {
+  pb::sdk::PluginSpec spec{"perfbound.models", "Bound models", "0.1.0"};
+  spec.vendor = "perfbound";
+  spec.description =
+      "Bound terms (grid floor, component floor, memory, serialization, issue floor), the combiner with the two "
+      "limits (DSL and HIVM tier), the verdict in msprof's vocabulary, five-way attribution and ranked findings, and "
+      "the launch-configuration sweep.";
+  spec.kinds.push_back(pb::sdk::kind<GridFloor>(
+      "grid_floor", "Total work over the cores, with waves and occupancy (DSL or HIVM tier)", term_inputs(true),
+      term_output()));
+  spec.kinds.push_back(pb::sdk::kind<ComponentFloor>(
+      "component_floor", "Busiest core's busy time per component (cube, vector, scalar, MTE1-3, FIXPIPE) (DSL or HIVM)",
+      term_inputs(true), term_output(),
+      {pb::sdk::param("issue_per_cycle", PB_PARAM_FLOAT, 1.0, "instructions the scalar unit issues per cycle")}));
+  spec.kinds.push_back(pb::sdk::kind<Memory>(
+      "memory", "GM traffic at the occupancy-aware HBM bandwidth with packet efficiency (DSL or HIVM tier)",
+      term_inputs(true), term_output(),
+      {pb::sdk::choice_param("packet_efficiency", "transfer", {"transfer", "none"},
+                             "transfer: apply the calibrated packet efficiency at each DMA's size (argued); none: peak only (strict)")}));
+  spec.kinds.push_back(pb::sdk::kind<Serialization>(
+      "serialization", "Irreducible serialization added to its component: barrier latency, mandatory handoffs (HIVM)",
+      term_inputs(false), term_output(),
+      {pb::sdk::choice_param("vector_barrier_latency", "head_latency", {"head_latency", "none"},
+                             "head_latency: expose vector.head_latency per pipe_barrier[PIPE_V] (argued); none: strict"),
+       pb::sdk::param("handoff_cycles", PB_PARAM_JSON, nullptr,
+                      "cycles per mandatory cross-core handoff (diagnostic); null = calibration mandatory_handoff_intercept")}));
+  spec.kinds.push_back(pb::sdk::kind<IssueFloor>(
+      "issue_floor", "Instructions issued per core by its scalar unit (HIVM)", term_inputs(false), term_output(),
+      {pb::sdk::param("issue_per_cycle", PB_PARAM_FLOAT, 1.0, "instructions the scalar unit issues per cycle"),
+       pb::sdk::choice_param("instruction_count", "guaranteed", {"guaranteed", "as_written"},
+                             "guaranteed: only instructions the backend cannot remove (strict); as_written: every IR op (argued)")}));
+  spec.kinds.push_back(pb::sdk::kind<Combiner>(
+      "combiner", "Composes the terms wired in into the bound report: two limits, verdict, attribution, findings",
+      {pb::sdk::multi_input("terms", m::kTermSchema, "every term to compose (any tier, any plugin)"),
+       pb::sdk::optional_input("dsl", m::kDslSchema, "DSL facts (kernel name when there is no HIVM)"),
+       pb::sdk::optional_input("hivm", m::kHivmSchema, "HIVM program (attribution and findings)"),
+       pb::sdk::optional_input("profile", m::kProfileSchema, "hardware profile (attribution rates)")},
+      {pb::sdk::output("report", m::kReportSchema, "the bound report"),
+       pb::sdk::output("findings", m::kFindingsSchema, "the ranked findings alone, for CI and agents")},
+      {pb::sdk::param("measured_us", PB_PARAM_JSON, nullptr, "a measured time (us) to attribute the gap against; null: none"),
+       pb::sdk::param("top_findings", PB_PARAM_INT, 10, "how many findings to keep")}));
+  spec.kinds.push_back(pb::sdk::kind<m::SweepNode>(
+      "sweep", "DSL-tier bounds of many launch configurations (grids, scalar arguments) in closed form",
+      {pb::sdk::input("dsl", m::kDslSchema, "DSL facts of one launch of the kernel"),
+       pb::sdk::input("profile", m::kProfileSchema, "hardware profile")},
+      {pb::sdk::output("sweep", m::kSweepSchema, "each configuration's bound; pruned ones with the term that makes them slower")},
+      {pb::sdk::param("configs", PB_PARAM_JSON, json::array(),
+                      "configurations: [{grid: [..], args: {..}}, ...] or a range spec (docs/model.md §8)"),
+       pb::sdk::param("threshold_us", PB_PARAM_JSON, nullptr, "prune above this time (us), e.g. a measured best; null: use factor"),
+       pb::sdk::param("factor", PB_PARAM_FLOAT, 1.5, "without a threshold, prune above factor x the best bound")}));
+  spec.commands.push_back({"sweep", "DSL-tier bounds of many launch configurations (autotuner pruning)", m::sweep_command});
+  spec.render = render;
+  m::add_examples(spec);
+  return spec;
+}
+
+}  // namespace
+
+PB_PLUGIN_ENTRY(describe)

@@ -1,0 +1,672 @@
+//===- combine.cpp - the combiner: limits, verdict, attribution, findings -===//
+#include "combine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "formulas.hpp"
+#include "terms.hpp"
+
+namespace pb::models {
+
+namespace {
+
+std::string join(const std::vector<std::string> &parts, const std::string &sep) {
+  std::string out;
+  for (const std::string &p : parts) out += (out.empty() ? "" : sep) + p;
+  return out;
+}
+
+struct Candidate {
+  double seconds = -1;
+  std::string term, component, core;
+  std::vector<std::string> additive;
+  double additive_seconds = 0;
+};
+
+void consider(Candidate &best, const Candidate &c) {
+  if (c.seconds > best.seconds) best = c;
+}
+
+}  // namespace
+
+Limit compose(const std::vector<Term> &terms, const std::string &tier) {
+  Limit limit;
+  limit.tier = tier;
+  struct Slot {
+    double floor = 0, floor_strict = 0;
+    std::string floor_term, floor_term_strict, component, core;
+    double add = 0, add_strict = 0;
+    std::vector<std::string> adders;
+  };
+  std::map<std::string, Slot> slots;
+  Candidate best, best_strict;
+  bool argued_used = false;
+  for (const Term &t : terms) {
+    if (t.tier != tier) continue;
+    limit.present = true;
+    if (t.assurance == Assurance::Diagnostic) continue;
+    if (t.role == "floor") {
+      if (!t.value.seconds) {
+        limit.not_counted.push_back({t.name, t.value.reason});
+        continue;
+      }
+      consider(best, {*t.value.seconds, t.name, t.component, t.core, {}, 0});
+      if (t.strict_value.seconds) consider(best_strict, {*t.strict_value.seconds, t.name, t.component, t.core, {}, 0});
+      for (const ComponentValue &cv : t.per_component) {
+        if (cv.assurance == Assurance::Diagnostic || !cv.value.seconds) continue;
+        Slot &slot = slots[cv.key()];
+        slot.component = cv.component;
+        slot.core = cv.core;
+        if (*cv.value.seconds > slot.floor) {
+          slot.floor = *cv.value.seconds;
+          slot.floor_term = t.name;
+        }
+        if (cv.strict_value.seconds && *cv.strict_value.seconds > slot.floor_strict) {
+          slot.floor_strict = *cv.strict_value.seconds;
+          slot.floor_term_strict = t.name;
+        }
+      }
+    } else {
+      for (const ComponentValue &cv : t.per_component) {
+        if (cv.assurance == Assurance::Diagnostic || !cv.value.seconds) continue;
+        Slot &slot = slots[cv.key()];
+        slot.component = cv.component;
+        slot.core = cv.core;
+        slot.add += *cv.value.seconds;
+        slot.add_strict += cv.strict_value.seconds.value_or(0);
+        if (*cv.value.seconds > 0) slot.adders.push_back(t.name);
+      }
+    }
+  }
+  for (const auto &[key, slot] : slots) {
+    std::string name = slot.floor_term.empty() ? "(no floor)" : slot.floor_term;
+    std::vector<std::string> adders = slot.adders;
+    Candidate c{slot.floor + slot.add, adders.empty() ? name : name + "+" + join(adders, "+"), slot.component, slot.core,
+                adders, slot.add};
+    consider(best, c);
+    std::string strict_name = slot.floor_term_strict.empty() ? "(no floor)" : slot.floor_term_strict;
+    consider(best_strict, {slot.floor_strict + slot.add_strict, slot.add_strict > 0 ? strict_name + "+additive" : strict_name,
+                           slot.component, slot.core, {}, slot.add_strict});
+  }
+  if (best.seconds < 0) {
+    std::string why = !limit.present ? "no " + tier + "-tier term is wired in"
+                      : limit.not_counted.empty() ? "no " + tier + "-tier term could be counted"
+                                                  : "no term could be counted: " + limit.not_counted.front().what + ": " +
+                                                        limit.not_counted.front().reason;
+    limit.value = Time::unknown(why);
+    limit.strict = limit.value;
+    return limit;
+  }
+  limit.value = Time::known(best.seconds);
+  limit.binding_term = best.term;
+  limit.binding_component = best.component;
+  limit.binding_core = best.core;
+  limit.additive_terms = best.additive;
+  limit.additive_seconds = best.additive_seconds;
+  limit.strict = best_strict.seconds >= 0 ? Time::known(best_strict.seconds) : Time::known(0);
+  limit.strict_binding_term = best_strict.term;
+  limit.strict_binding_component = best_strict.component;
+  argued_used = best.seconds > best_strict.seconds * (1 + 1e-12);
+  limit.assurance = argued_used ? Assurance::Argued : Assurance::Strict;
+  return limit;
+}
+
+json Limit::to_json() const {
+  json out = value.to_json();
+  out["binding_term"] = binding_term.empty() ? json(nullptr) : json(binding_term);
+  out["binding_component"] = binding_component.empty() ? json(nullptr) : json(binding_component);
+  out["binding_core"] = binding_core.empty() ? json(nullptr) : json(binding_core);
+  out["sound"] = value.seconds.has_value() && assurance == Assurance::Strict;
+  out["assurance"] = assurance_name(assurance);
+  json s = strict.to_json();
+  s["binding_term"] = strict_binding_term.empty() ? json(nullptr) : json(strict_binding_term);
+  s["binding_component"] = strict_binding_component.empty() ? json(nullptr) : json(strict_binding_component);
+  out["strict"] = s;
+  out["additive"] = {{"terms", additive_terms}, {"seconds", additive_seconds}};
+  json nc = json::array();
+  for (const NotCounted &n : not_counted) nc.push_back({{"what", n.what}, {"reason", n.reason}});
+  out["not_counted"] = nc;
+  return out;
+}
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Attribution and findings
+//===----------------------------------------------------------------------===//
+
+struct Gap {
+  std::string name;     // grid, gap1, gap2, gap3, gap4
+  std::string meaning;
+  std::optional<double> seconds;
+  std::string basis;
+  json evidence = json::array();
+  std::string reason;   // when seconds is null
+};
+
+struct Finding {
+  std::string id, category, title, action, basis;
+  std::optional<double> gain;
+  std::string gain_reason;
+  json evidence = json::array();
+  json source;  // {file, line, python} or null
+};
+
+json source_of(const std::string &file, int line, const std::string &loc) {
+  json s{{"file", file}, {"line", line}};
+  s["python"] = loc.empty() ? json(nullptr) : json(loc);
+  return s;
+}
+
+const Term *find_term(const std::vector<Term> &terms, const std::string &name, const std::string &tier) {
+  for (const Term &t : terms)
+    if (t.name == name && t.tier == tier) return &t;
+  return nullptr;
+}
+
+/// Seconds of per-block work on the busiest core of a type: waves x work /
+/// instances at `per_second`.
+double per_core_seconds(double per_block, double waves, double instances, double per_second) {
+  return per_second > 0 ? waves * per_block / instances / per_second : 0.0;
+}
+
+struct Context {
+  const CombineInputs &in;
+  const Limit &bound_limit;
+  double bound_seconds;
+  json schedule;  // of the binding term
+};
+
+/// Whether the attribution has the HIVM program and the rates; otherwise
+/// records the gap as unknown with the reason.
+bool has_hivm(const Context &ctx, Gap &gap, std::vector<Gap> &gaps) {
+  if (ctx.in.hivm != nullptr && ctx.in.rates != nullptr && ctx.in.hivm->blocks) return true;
+  gap.reason = "needs the HIVM program";
+  gaps.push_back(gap);
+  return false;
+}
+
+double schedule_number(const json &schedule, const char *key, double fallback) {
+  return schedule.is_object() && schedule.contains(key) && schedule[key].is_number() ? schedule[key].get<double>() : fallback;
+}
+
+void grid_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Finding> &findings) {
+  Gap gap{"grid", "cores left idle by the last wave (tail) or by a grid smaller than the cores", std::nullopt,
+          "strict: the waves of the bound's own schedule", json::array(), ""};
+  const json &s = ctx.schedule;
+  double blocks = schedule_number(s, "blocks", 0), slots = schedule_number(s, "slots", 0);
+  double waves = schedule_number(s, "waves", 0), occupancy = schedule_number(s, "occupancy", 1);
+  if (blocks <= 0 || slots <= 0) {
+    gap.reason = "the binding term has no schedule";
+    gaps.push_back(gap);
+    return;
+  }
+  gap.seconds = ctx.bound_seconds * (1.0 - occupancy);
+  double tail = schedule_number(s, "tail_wave_blocks", 0);
+  gap.evidence.push_back({{"blocks", blocks}, {"slots", slots}, {"slot_kind", s.value("slot_kind", "")},
+                          {"waves", waves}, {"tail_wave_blocks", tail}, {"occupancy", occupancy}});
+  gaps.push_back(gap);
+  if (occupancy >= 0.999) return;
+  Finding f;
+  f.id = "grid.waves";
+  f.category = "grid";
+  f.gain = gap.seconds;
+  f.basis = gap.basis;
+  std::string kind = s.value("slot_kind", std::string("core"));
+  double lower = std::floor(blocks / slots) * slots, upper = std::ceil(blocks / slots) * slots;
+  if (blocks < slots) {
+    f.title = "the grid has " + u::format_number(blocks) + " blocks for " + u::format_number(slots) + " " + kind +
+              " slots: " + u::format_number(slots - blocks) + " cores stay idle";
+    f.action = "split the work into at least " + u::format_number(slots) + " blocks (a multiple of " +
+               u::format_number(slots) + ")";
+  } else {
+    f.title = u::format_number(blocks) + " blocks on " + u::format_number(slots) + " " + kind + " slots run " +
+              u::format_number(waves) + " waves; the last has " + u::format_number(tail) + " block(s) (occupancy " +
+              u::format_number(std::round(occupancy * 1000) / 10) + " %)";
+    f.action = "choose a grid that is a multiple of " + u::format_number(slots) + " (e.g. " + u::format_number(lower) +
+               " or " + u::format_number(upper) + " blocks, adjusting the block size), or a persistent kernel with " +
+               u::format_number(slots) + " programs";
+  }
+  f.evidence = gap.evidence;
+  findings.push_back(f);
+}
+
+void placement_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Finding> &findings) {
+  Gap gap{"gap1", "wrong-unit placement: element-by-element scalar work a vector or DMA unit could do", std::nullopt,
+          "estimate (diagnostic): the fallback ops' instructions as the IR writes them, at the issue rate",
+          json::array(), ""};
+  const HivmView *view = ctx.in.hivm;
+  const Rates *rates = ctx.in.rates;
+  if (!has_hivm(ctx, gap, gaps)) return;
+  Schedule s = make_schedule(*view->blocks, view->aic.present, view->aiv.present, view->aiv.instances, *rates);
+  double issue_per_s = rates->clock.value();
+  double total = 0;
+  for (const auto &[core, per_block] : view->fallback_per_block)
+    total = std::max(total, per_core_seconds(per_block, s.waves, s.instances(core), issue_per_s));
+  gap.seconds = total;
+  // One finding per outermost element loop nest, with its causes.
+  for (size_t idx = 0; idx < view->fallback_loops.size(); ++idx) {
+    const FallbackLoop &loop = view->fallback_loops[idx];
+    if (idx > 0) {
+      const FallbackLoop &prev = view->fallback_loops[idx - 1];
+      if (prev.depth + 1 == loop.depth && loop.line > prev.line) continue;  // nested in the previous element loop
+    }
+    int next_line = 1 << 30;
+    for (size_t j = idx + 1; j < view->fallback_loops.size(); ++j)
+      if (view->fallback_loops[j].depth <= loop.depth) {
+        next_line = view->fallback_loops[j].line;
+        break;
+      }
+    std::map<std::string, double> causes;
+    double executions = 0;
+    std::string loc;
+    for (const FallbackOp &f : view->fallbacks)
+      if (f.line >= loop.line && f.line < next_line) {
+        executions += f.count_per_block;
+        if (f.cause.find("loop control") == std::string::npos) causes[f.cause] += f.count_per_block;
+        if (loc.empty()) loc = f.loc;
+      }
+    std::string main_cause = "element-by-element scalar loop";
+    double most = 0;
+    for (const auto &[cause, n] : causes)
+      if (n > most) {
+        most = n;
+        main_cause = cause;
+      }
+    double gain = per_core_seconds(executions, s.waves, s.instances(loop.core), issue_per_s);
+    Finding f;
+    f.id = "gap1.fallback." + std::to_string(loop.line);
+    f.category = "placement";
+    f.title = "scalar fallback: element loop at line " + std::to_string(loop.line) + " runs " +
+              u::format_number(executions) + " scalar ops per block on " + loop.core + " (" + main_cause + ")";
+    f.action = "keep this access on the vector/DMA units: load the tile with a (strided) DMA and do the arithmetic on "
+               "vectors; avoid per-element gathers, i64/index arithmetic and masks that force scalar code";
+    f.gain = gain;
+    f.basis = gap.basis;
+    json ev{{"loop_line", loop.line}, {"core", loop.core}, {"iterations_per_block_min", loop.iterations_per_block},
+            {"iterations_exact", loop.exact}, {"issued_per_iteration", loop.issued_per_iteration},
+            {"fallback_ops_per_block", executions}};
+    json cause_list = json::object();
+    for (const auto &[cause, n] : causes) cause_list[cause] = n;
+    ev["causes"] = cause_list;
+    f.evidence.push_back(ev);
+    f.source = source_of(view->origin, loop.line, loc);
+    gap.evidence.push_back(ev);
+    findings.push_back(f);
+  }
+  gaps.push_back(gap);
+}
+
+void coalescing_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Finding> &findings) {
+  Gap gap{"gap2", "coalescing loss: DMA transfers whose contiguous packets are too small to reach the memory's peak",
+          std::nullopt, "estimate (diagnostic): calibration hbm_packet_efficiency (sustained) at each packet size",
+          json::array(), ""};
+  const HivmView *view = ctx.in.hivm;
+  const Rates *rates = ctx.in.rates;
+  if (!has_hivm(ctx, gap, gaps)) return;
+  if (!rates->packet_efficiency() || !rates->hbm().known()) {
+    gap.reason = "the profile has no packet-efficiency table or HBM bandwidth";
+    gaps.push_back(gap);
+    return;
+  }
+  double chip = rates->hbm().value->value();
+  double total = 0;
+  // One finding per (path, packet size, transfer size): the lines share a fix.
+  struct Group {
+    std::string path;
+    double packet = 0, transfer = 0, eta = 1, bytes = 0, loss = 0;
+    std::vector<int> lines;
+  };
+  std::vector<Group> groups;
+  for (const Transfer &t : view->transfers) {
+    if (t.packet_bytes <= 0) continue;
+    double eta = rates->packet_efficiency()->upper(t.packet_bytes);
+    if (eta >= 0.999) continue;
+    double bytes = t.bytes.grid(*view->blocks);
+    double loss = bytes / (chip * eta) - bytes / chip;
+    total += loss;
+    gap.evidence.push_back({{"file", view->origin}, {"line", t.line}, {"path", t.path}, {"packet_bytes", t.packet_bytes},
+                            {"transfer_bytes", t.transfer_bytes}, {"eta", eta}, {"grid_bytes", bytes}, {"loss_s", loss}});
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const Group &g) {
+      return g.path == t.path && g.packet == t.packet_bytes && g.transfer == t.transfer_bytes;
+    });
+    if (it == groups.end()) {
+      groups.push_back({t.path, t.packet_bytes, t.transfer_bytes, eta, 0, 0, {}});
+      it = groups.end() - 1;
+    }
+    it->bytes += bytes;
+    it->loss += loss;
+    it->lines.push_back(t.line);
+  }
+  for (const Group &g : groups) {
+    if (g.loss <= 0) continue;
+    std::vector<std::string> lines;
+    for (int l : g.lines) lines.push_back(std::to_string(l));
+    Finding f;
+    f.id = "gap2." + g.path + "." + u::format_number(g.packet);
+    f.category = "coalescing";
+    f.title = g.path + " DMAs (line" + (lines.size() > 1 ? "s " : " ") + join(lines, ", ") + ") move " +
+              u::format_number(g.packet) + "-byte packets (" + u::format_number(g.transfer) +
+              " B per transfer): " + u::format_number(std::round(g.eta * 1000) / 10) + " % of the peak rate";
+    f.action = g.packet < g.transfer
+                   ? "make the GM side contiguous (transpose the layout or the loop order) so each row is one packet"
+                   : "move larger tiles per transfer (>= 16 KiB reaches 94 % of the peak)";
+    f.gain = g.loss;
+    f.basis = gap.basis;
+    f.evidence.push_back({{"path", g.path}, {"packet_bytes", g.packet}, {"transfer_bytes", g.transfer}, {"eta", g.eta},
+                          {"grid_bytes", g.bytes}, {"lines", g.lines}});
+    f.source = source_of(view->origin, g.lines.front(), "");
+    findings.push_back(f);
+  }
+  gap.seconds = total;
+  gaps.push_back(gap);
+}
+
+void serialization_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Finding> &findings) {
+  Gap gap{"gap3", "avoidable serialization: barriers and handoffs between work that shares no buffer", std::nullopt,
+          "estimate (diagnostic): calibration pipe_barrier_all_cost for PIPE_ALL, vector.head_latency for PIPE_V",
+          json::array(), ""};
+  const HivmView *view = ctx.in.hivm;
+  const Rates *rates = ctx.in.rates;
+  if (!has_hivm(ctx, gap, gaps)) return;
+  Schedule s = make_schedule(*view->blocks, view->aic.present, view->aiv.present, view->aiv.instances, *rates);
+  double total = 0;
+  for (const BarrierStats &b : view->barriers) {
+    if (b.kind != "avoidable" && b.kind != "redundant") continue;
+    std::optional<double> cost;
+    std::string basis;
+    if (b.pipe == "ALL" && rates->barrier_all().known()) {
+      cost = rates->barrier_all().value->value();
+      basis = "calibration:pipe_barrier_all_cost";
+    } else if (b.pipe == "V" && rates->vector_latency().known()) {
+      cost = rates->vector_latency().value->value();
+      basis = "profile:vector.head_latency";
+    }
+    json ev{{"core", b.core}, {"pipe", b.pipe}, {"kind", b.kind}, {"executions_per_block", b.executions.uniform},
+            {"lines", b.lines}};
+    Finding f;
+    f.id = "gap3.barrier." + b.core + "." + b.pipe + "." + b.kind;
+    f.category = "serialization";
+    f.title = u::format_number(b.executions.uniform) + " " + b.kind + " pipe_barrier[PIPE_" + b.pipe + "] per block on " +
+              b.core + " (line" + (b.lines.size() > 1 ? "s " : " ") + join([&] {
+                std::vector<std::string> l;
+                for (int x : b.lines) l.push_back(std::to_string(x));
+                return l;
+              }(), ", ") + ")";
+    f.action = b.kind == "redundant" ? "remove the barrier: another barrier of the same pipe precedes it with no work between"
+                                     : "remove the barrier or narrow it to the pipes that share a buffer";
+    if (cost) {
+      double gain = time_at(u::Cycles{*cost * s.waves * b.executions.uniform / s.instances(b.core)}, rates->clock).value();
+      f.gain = gain;
+      total += gain;
+      ev["cost_cycles"] = *cost;
+      ev["cost_source"] = basis;
+      f.basis = "estimate (diagnostic): " + basis + " x waves";
+    } else {
+      f.gain_reason = "no per-barrier cost for PIPE_" + b.pipe;
+    }
+    f.evidence.push_back(ev);
+    f.source = b.lines.empty() ? json(nullptr) : source_of(view->origin, b.lines.front(), "");
+    gap.evidence.push_back(ev);
+    if (b.executions.uniform > 0) findings.push_back(f);
+  }
+  gap.seconds = total;
+  gaps.push_back(gap);
+}
+
+void intra_unit_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Finding> &findings) {
+  Gap gap{"gap4", "intra-unit inefficiency: masked vector lanes and per-instruction start-up of short vector instructions",
+          std::nullopt, "estimate (diagnostic): masked lanes at the repeat rate + vector.head_latency per instruction",
+          json::array(), ""};
+  const HivmView *view = ctx.in.hivm;
+  const Rates *rates = ctx.in.rates;
+  if (!has_hivm(ctx, gap, gaps)) return;
+  Schedule s = make_schedule(*view->blocks, view->aic.present, view->aiv.present, view->aiv.instances, *rates);
+  double total = 0;
+  for (const auto &[core, wasted] : view->vector_wasted_repeats) {
+    if (!rates->vector_repeats().known()) break;
+    double seconds = per_core_seconds(wasted.uniform, s.waves, s.instances(core), rates->vector_repeats().value->value());
+    total += seconds;
+    gap.evidence.push_back({{"core", core}, {"masked_repeats_per_block", wasted.uniform}, {"seconds", seconds}});
+    if (seconds > 0) {
+      Finding f;
+      f.id = "gap4.masked." + core;
+      f.category = "intra_unit";
+      f.title = u::format_number(wasted.uniform) + " vector repeats per block on " + core + " are spent on masked lanes";
+      f.action = "size tiles to whole 256-byte repeats (multiples of 64 f32 / 128 f16 elements per row)";
+      f.gain = seconds;
+      f.basis = gap.basis;
+      findings.push_back(f);
+    }
+  }
+  if (rates->vector_latency().known())
+    for (const auto &[core, instructions] : view->vector_instructions) {
+      // Start-up of vector instructions not already behind a barrier (those
+      // are in the bound's serialization term).
+      double behind_barriers = 0;
+      for (const BarrierStats &b : view->barriers)
+        if (b.core == core && b.pipe == "V" && (b.kind == "mandatory" || b.kind == "avoidable"))
+          behind_barriers += b.executions.uniform;
+      double exposed = std::max(0.0, instructions.uniform - behind_barriers);
+      double seconds =
+          time_at(u::Cycles{rates->vector_latency().value->value() * s.waves * exposed / s.instances(core)}, rates->clock)
+              .value();
+      total += seconds;
+      gap.evidence.push_back({{"core", core}, {"vector_instructions_per_block", instructions.uniform},
+                              {"behind_barriers_per_block", behind_barriers},
+                              {"startup_cycles_each", rates->vector_latency().value->value()}, {"seconds", seconds}});
+    }
+  gap.seconds = total;
+  gaps.push_back(gap);
+}
+
+json finding_json(const Finding &f, int rank) {
+  json out{{"rank", rank}, {"id", f.id}, {"category", f.category}, {"title", f.title}, {"action", f.action}};
+  json gain{{"unit", "s"}, {"basis", f.basis}};
+  gain["value"] = f.gain ? json(*f.gain) : json(nullptr);
+  if (!f.gain) gain["reason"] = f.gain_reason.empty() ? std::string("no estimate") : f.gain_reason;
+  out["gain"] = gain;
+  out["evidence"] = f.evidence;
+  out["source"] = f.source.is_null() ? json(nullptr) : f.source;
+  return out;
+}
+
+std::string verdict_unit_for_memory(const std::vector<Term> &terms, const std::string &tier) {
+  const Term *mem = find_term(terms, "memory", tier);
+  if (mem == nullptr || mem->per_component.empty()) return "mte2";
+  const json &w = mem->per_component.front().work;
+  double read = w.value("read_bytes", w.value("read_unique", 0.0));
+  double write = w.value("write_bytes", w.value("written_unique", 0.0));
+  return write > read ? "mte3" : "mte2";
+}
+
+}  // namespace
+
+json combine(const CombineInputs &in, const CombineOptions &options) {
+  Limit dsl = compose(in.terms, "dsl");
+  Limit hivm = compose(in.terms, "hivm");
+  json report = pb::sdk::make_document(kReportSchema);
+
+  std::string kernel;
+  std::string kernel_source;
+  if (in.hivm != nullptr) {
+    kernel = in.hivm->kernel;
+    kernel_source = in.hivm->origin;
+  }
+  if (kernel.empty() && in.dsl != nullptr && in.dsl->contains("kernel") && (*in.dsl)["kernel"].contains("name")) {
+    kernel = (*in.dsl)["kernel"]["name"].get<std::string>();
+    kernel_source = in.dsl_origin;
+  }
+  report["kernel"] = {{"name", kernel.empty() ? std::string("(unknown)") : kernel},
+                      {"source", kernel_source.empty() ? json(nullptr) : json(kernel_source)}};
+  if (in.rates != nullptr)
+    report["profile"] = {{"name", in.rates->profile_name}, {"clock_hz", in.rates->clock.value()}};
+  else
+    report["profile"] = {{"name", "(unknown)"}, {"clock_hz", nullptr}};
+
+  // The bound: the larger of the available limits.
+  const Limit *chosen = nullptr;
+  if (dsl.value.seconds && hivm.value.seconds)
+    chosen = *dsl.value.seconds > *hivm.value.seconds ? &dsl : &hivm;
+  else if (hivm.value.seconds)
+    chosen = &hivm;
+  else if (dsl.value.seconds)
+    chosen = &dsl;
+  json bound;
+  if (chosen != nullptr) {
+    bound = chosen->value.to_json();
+    bound["tier"] = chosen->tier;
+    bound["binding_term"] = chosen->binding_term;
+    bound["binding_component"] = chosen->binding_component;
+    bound["binding_core"] = chosen->binding_core.empty() ? json(nullptr) : json(chosen->binding_core);
+    bound["sound"] = chosen->assurance == Assurance::Strict;
+    bound["assurance"] = assurance_name(chosen->assurance);
+    double strict_dsl = dsl.strict.seconds.value_or(0), strict_hivm = hivm.strict.seconds.value_or(0);
+    const Limit &strict_from = strict_dsl > strict_hivm ? dsl : hivm;
+    json strict = Time::known(std::max(strict_dsl, strict_hivm)).to_json();
+    strict["tier"] = strict_from.tier;
+    strict["binding_term"] = strict_from.strict_binding_term;
+    strict["binding_component"] = strict_from.strict_binding_component;
+    bound["strict"] = strict;
+  } else {
+    bound = Time::unknown(hivm.present || dsl.present ? "no limit could be computed: " +
+                                                            (hivm.present ? hivm.value.reason : dsl.value.reason)
+                                                      : "no term is wired in")
+                .to_json();
+    bound["tier"] = nullptr;
+    bound["binding_term"] = nullptr;
+    bound["binding_component"] = nullptr;
+    bound["sound"] = false;
+    bound["assurance"] = "diagnostic";
+  }
+  bound["formula"] =
+      "T_bound = max(T_bound_DSL, T_bound_HIVM); per tier T = max(max_F T_F, max_c (max_F T_F,c + sum_A T_A,c)) over "
+      "floor terms F and additive terms A (docs/model.md §4)";
+  report["bound"] = bound;
+
+  json limits{{"dsl", dsl.to_json()}, {"hivm", hivm.to_json()}};
+  json invariant;
+  if (dsl.value.seconds && hivm.value.seconds) {
+    bool holds = *dsl.value.seconds <= *hivm.value.seconds * (1 + 1e-9);
+    invariant["holds"] = holds;
+    invariant["message"] =
+        holds ? "T_bound_DSL " + human_seconds(*dsl.value.seconds) + " <= T_bound_HIVM " + human_seconds(*hivm.value.seconds) +
+                    " (compiler headroom " + human_seconds(*hivm.value.seconds - *dsl.value.seconds) + ")"
+              : "VIOLATED: T_bound_DSL " + human_seconds(*dsl.value.seconds) + " (" + dsl.binding_term + " on " +
+                    dsl.binding_component + ") exceeds T_bound_HIVM " + human_seconds(*hivm.value.seconds) + " (" +
+                    hivm.binding_term + " on " + hivm.binding_component +
+                    "): either the DSL tier assumed work the compiler avoided, or the HIVM tier missed work; the bound "
+                    "uses the larger limit";
+  } else {
+    invariant["holds"] = nullptr;
+    invariant["message"] = std::string("not checked: ") + (!dsl.value.seconds ? "no DSL limit" : "no HIVM limit");
+  }
+  limits["invariant"] = invariant;
+  report["limits"] = limits;
+  report["terms"] = in.term_documents;
+
+  // Verdict, in msprof's vocabulary.
+  json verdict;
+  if (chosen != nullptr) {
+    std::string comp = chosen->binding_component;
+    std::string unit = comp == "hbm" ? verdict_unit_for_memory(in.terms, chosen->tier) : comp;
+    std::string cls = comp == "cube" || comp == "vector" || comp == "scalar" ? "compute-bound" : "memory-bound";
+    std::string why = "the bound is set by " + chosen->binding_term + " on " +
+                      (chosen->binding_core.empty() ? std::string() : chosen->binding_core + " ") + comp;
+    if (!chosen->additive_terms.empty())
+      why += ", including " + human_seconds(chosen->additive_seconds) + " of irreducible serialization on that unit";
+    if (options.measured_seconds && *options.measured_seconds > 0) {
+      double utilisation = *chosen->value.seconds / *options.measured_seconds;
+      why += "; bound / measured = " + u::format_number(std::round(utilisation * 1000) / 10) + " %";
+      if (utilisation < 0.8) {
+        cls = "latency-bound";
+        why += " < 80 %: the binding unit would be busy less than 80 % of the measured time (msprof's Latency Bound rule)";
+      }
+    }
+    verdict = {{"class", cls}, {"unit", unit}, {"why", why}};
+  } else {
+    verdict = {{"class", nullptr}, {"unit", nullptr}, {"why", "no bound"}};
+  }
+  report["verdict"] = verdict;
+
+  // Attribution and findings.
+  std::vector<Gap> gaps;
+  std::vector<Finding> findings;
+  json schedule;
+  if (chosen != nullptr) {
+    std::string base = chosen->binding_term.substr(0, chosen->binding_term.find('+'));
+    if (const Term *t = find_term(in.terms, base, chosen->tier)) schedule = t->schedule;
+  }
+  Context ctx{in, chosen != nullptr ? *chosen : hivm, chosen != nullptr ? *chosen->value.seconds : 0.0, schedule};
+  grid_gap(ctx, gaps, findings);
+  placement_gap(ctx, gaps, findings);
+  coalescing_gap(ctx, gaps, findings);
+  serialization_gap(ctx, gaps, findings);
+  intra_unit_gap(ctx, gaps, findings);
+  if (invariant.contains("holds") && invariant["holds"].is_boolean() && !invariant["holds"].get<bool>()) {
+    Finding f;
+    f.id = "invariant.dsl_above_hivm";
+    f.category = "invariant";
+    f.title = invariant["message"].get<std::string>();
+    f.action = "check the HIVM dump and the launch values against the TTIR: one tier counted work the other did not";
+    f.gain_reason = "not a performance finding";
+    findings.push_back(f);
+  }
+  json attribution;
+  attribution["reference"] = options.measured_seconds ? Time::known(*options.measured_seconds).to_json()
+                                                      : Time::unknown("no measurement given (combiner parameter measured_us)").to_json();
+  attribution["bound"] = chosen != nullptr ? chosen->value.to_json() : Time::unknown("no bound").to_json();
+  double explained = 0;
+  json items = json::object();
+  for (const Gap &g : gaps) {
+    json item = g.seconds ? Time::known(*g.seconds).to_json() : Time::unknown(g.reason).to_json();
+    item["meaning"] = g.meaning;
+    item["basis"] = g.basis;
+    item["evidence"] = g.evidence;
+    items[g.name] = item;
+    if (g.seconds) explained += *g.seconds;
+  }
+  attribution["gaps"] = items;
+  if (options.measured_seconds && chosen != nullptr) {
+    double gap = *options.measured_seconds - *chosen->value.seconds;
+    attribution["gap"] = Time::known(std::max(0.0, gap)).to_json();
+    attribution["explained"] = Time::known(explained).to_json();
+    attribution["unexplained"] = Time::known(std::max(0.0, gap - explained)).to_json();
+    if (gap < 0)
+      attribution["note"] = "the bound exceeds the measurement: UNSOUND for this run";
+    else if (explained > gap)
+      attribution["note"] = "the estimates overlap (each is a separate what-if); their sum exceeds the gap";
+  } else {
+    attribution["gap"] = Time::unknown("no measurement given").to_json();
+    attribution["explained"] = Time::known(explained).to_json();
+    attribution["note"] = "each gap is the estimated time a fix would save (separate what-ifs, not additive)";
+  }
+  report["attribution"] = attribution;
+
+  std::stable_sort(findings.begin(), findings.end(), [](const Finding &a, const Finding &b) {
+    double ga = a.gain.value_or(-1), gb = b.gain.value_or(-1);
+    return ga > gb;
+  });
+  json list = json::array();
+  int rank = 0;
+  for (const Finding &f : findings) {
+    if (rank >= options.top_findings) break;
+    list.push_back(finding_json(f, ++rank));
+  }
+  report["findings"] = list;
+  if (options.measured_seconds) report["measurement"] = Time::known(*options.measured_seconds).to_json();
+  return report;
+}
+
+json findings_document(const json &report) {
+  json doc = pb::sdk::make_document(kFindingsSchema);
+  doc["kernel"] = report.value("kernel", json::object()).value("name", std::string("(unknown)"));
+  doc["bound"] = report.contains("bound") ? json{{"value", report["bound"]["value"]}, {"unit", "s"}} : json(nullptr);
+  doc["findings"] = report.value("findings", json::array());
+  return doc;
+}
+
+}  // namespace pb::models

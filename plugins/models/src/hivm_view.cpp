@@ -1,0 +1,353 @@
+//===- hivm_view.cpp - what the HIVM-tier terms read from hivm_program ----===//
+#include "hivm_view.hpp"
+
+#include <algorithm>
+
+namespace pb::models {
+
+namespace {
+
+/// obj[key], or a null document when obj is not an object or lacks it.
+/// (Never `obj.contains(k) ? obj[k] : json()`: the conditional is a
+/// prvalue, so that form copies the whole member.)
+const json &child(const json &obj, const char *key) {
+  static const json kNull;
+  if (!obj.is_object()) return kNull;
+  auto it = obj.find(key);
+  return it == obj.end() ? kNull : *it;
+}
+
+double number_or(const json &obj, const char *key, double fallback) {
+  if (!obj.is_object()) return fallback;
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+std::string string_or(const json &obj, const char *key, const std::string &fallback = {}) {
+  if (!obj.is_object()) return fallback;
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+bool bool_or(const json &obj, const char *key, bool fallback) {
+  if (!obj.is_object()) return fallback;
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_boolean() ? it->get<bool>() : fallback;
+}
+
+bool listed(const json &arr, const std::string &name) {
+  if (!arr.is_array()) return false;
+  return std::any_of(arr.begin(), arr.end(), [&](const json &v) { return v.is_string() && v.get<std::string>() == name; });
+}
+
+bool has_reason(const json &reasons, const char *key) {
+  return reasons.is_object() && reasons.contains(key);
+}
+
+/// The count facts of one op record.
+struct CountFacts {
+  double min = 0;
+  bool exact = false;
+  bool block_dependent = false;
+  std::string reason;
+};
+
+CountFacts count_of(const json &op) {
+  CountFacts facts;
+  const json &count = child(op, "count");
+  facts.min = number_or(count, "min", 0);
+  facts.exact = bool_or(count, "exact", false);
+  facts.block_dependent = bool_or(count, "block_dependent", false);
+  facts.reason = string_or(count, "reason");
+  return facts;
+}
+
+/// Kernel name without the mix suffix.
+std::string kernel_name(std::string name) {
+  if (!name.empty() && name.front() == '@') name.erase(0, 1);
+  for (const char *suffix : {"_mix_aic", "_mix_aiv"}) {
+    std::string s(suffix);
+    if (name.size() > s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0)
+      return name.substr(0, name.size() - s.size());
+  }
+  return name;
+}
+
+/// Scalar kinds whose instructions cannot be removed by the backend: a
+/// memory access per execution, and HIVM scalar ops (block index, masks).
+bool guaranteed_scalar_kind(const std::string &kind) {
+  return kind == "gm_load" || kind == "gm_store" || kind == "ub_access" || kind == "hivm";
+}
+
+void remember(std::vector<OpRef> &top, OpRef ref, size_t keep = 8) {
+  if (ref.per_block <= 0) return;
+  top.push_back(std::move(ref));
+  std::sort(top.begin(), top.end(), [](const OpRef &a, const OpRef &b) { return a.per_block > b.per_block; });
+  if (top.size() > keep) top.resize(keep);
+}
+
+}  // namespace
+
+std::string component_of_pipe(const std::string &pipe) {
+  if (pipe == "V") return "vector";
+  if (pipe == "M") return "cube";
+  if (pipe == "S") return "scalar";
+  if (pipe == "MTE1") return "mte1";
+  if (pipe == "MTE2") return "mte2";
+  if (pipe == "MTE3") return "mte3";
+  if (pipe == "FIX") return "fixpipe";
+  return "";
+}
+
+void HivmView::note_missing(const std::string &what, const std::string &op, int line, const std::string &reason) {
+  for (Missing &m : missing)
+    if (m.what == what && m.reason == reason) {
+      ++m.ops;
+      if (m.lines.size() < 8) m.lines.push_back(line);
+      return;
+    }
+  missing.push_back({what, reason, 1, {line}, op});
+}
+
+const ComponentWork *HivmView::find(const std::string &core, const std::string &component) const {
+  auto it = components.find(core + "." + component);
+  return it == components.end() ? nullptr : &it->second;
+}
+
+HivmView HivmView::from_json(const json &program, const std::string &origin) {
+  HivmView view;
+  view.origin = origin;
+  // Evidence points at the dump itself, not at the edge it came over.
+  if (program.contains("source") && program["source"].is_object() && program["source"].contains("origin") &&
+      program["source"]["origin"].is_string())
+    view.origin = program["source"]["origin"].get<std::string>();
+  const std::string where = origin + ": perfbound.hivm_program/1";
+  const json &functions = pb::sdk::require(program, "functions", where);
+  const json &ops = pb::sdk::require(program, "ops", where);
+  if (!functions.is_array() || !ops.is_array())
+    throw pb::sdk::InputError(where + ": 'functions' and 'ops' must be arrays");
+
+  // Block count.
+  const json &blocks = child(program, "blocks");
+  if (blocks.is_object() && blocks.contains("value") && blocks["value"].is_number()) {
+    view.blocks = blocks["value"].get<double>();
+  } else {
+    view.blocks_reason = string_or(blocks, "reason", "the document gives no block count (no launch grid)");
+  }
+
+  // Core types and their instances per block.
+  for (const json &fn : functions) {
+    std::string core = string_or(fn, "core");
+    CoreType *type = core == "aic" ? &view.aic : core == "aiv" ? &view.aiv : nullptr;
+    if (type == nullptr) continue;
+    type->present = true;
+    type->instances = std::max(1.0, number_or(fn, "instances_per_block", 1));
+    type->function = string_or(fn, "name");
+    if (view.kernel.empty()) view.kernel = kernel_name(type->function);
+  }
+  if (!view.aic.present && !view.aiv.present)
+    throw pb::sdk::InputError(where + ": no function runs on an AIC or an AIV core");
+
+  for (const json &op : ops) {
+    std::string core = string_or(op, "core");
+    if (core != "aic" && core != "aiv") continue;
+    const std::string name = string_or(op, "op");
+    const std::string cls = string_or(op, "class");
+    const int line = static_cast<int>(number_or(op, "line", 0));
+    const int id = static_cast<int>(number_or(op, "id", -1));
+    const std::string loc = string_or(op, "loc");
+    CountFacts count = count_of(op);
+    const json &exec = child(op, "exec");
+    const json &block = child(op, "block");
+    const json &grid = child(op, "grid");
+    const json &reasons = child(op, "total_reasons");
+    const json &estimated = child(op, "estimated");
+
+    // Sound amount of one per-execution quantity: uniform per block for
+    // block-independent ops, summed over the grid for block-dependent ones.
+    auto amount = [&](const char *block_key, std::optional<double> per_exec, bool per_exec_estimated,
+                      const std::string &what) -> Amount {
+      Amount out;
+      if (!count.block_dependent) {
+        if (count.exact && block.is_object() && block.contains(block_key) && block[block_key].is_number() &&
+            !has_reason(reasons, block_key)) {
+          out.uniform = block[block_key].get<double>();
+        } else if (per_exec && !per_exec_estimated) {
+          out.uniform = count.min * *per_exec;
+        } else if (count.min > 0) {
+          view.note_missing(what, name, line, per_exec ? "per-execution value is an estimate" : "per-execution value unknown");
+        }
+        return out;
+      }
+      if (count.exact && grid.is_object() && grid.contains(block_key) && grid[block_key].is_number() &&
+          !has_reason(reasons, block_key)) {
+        out.dependent = grid[block_key].get<double>();
+      } else {
+        view.note_missing(what, name, line,
+                          "depends on the block index and has no exact per-grid sum" +
+                              (count.reason.empty() ? std::string() : " (" + count.reason + ")"));
+      }
+      return out;
+    };
+    auto exec_value = [&](const char *key) -> std::optional<double> {
+      if (!exec.is_object() || !exec.contains(key) || !exec[key].is_number()) return std::nullopt;
+      return exec[key].get<double>();
+    };
+    auto add_work = [&](const std::string &component, const std::string &work_class, const Amount &a) {
+      ComponentWork &cw = view.components[core + "." + component];
+      cw.core = core;
+      cw.component = component;
+      cw.by_class[work_class].add(a);
+      remember(cw.top, {id, line, name, loc, a.uniform + (view.blocks ? a.dependent / *view.blocks : 0)});
+    };
+
+    // Issued instructions: as written, and the part that must exist.
+    const json &instr = child(op, "instructions");
+    double issued_exec = number_or(instr, "issued", 0);
+    double scalar_exec = number_or(instr, "scalar", 0);
+    const std::string scalar_kind = string_or(op, "scalar_kind");
+    Amount issued = amount("issued_instructions", issued_exec, false, "issued instructions");
+    view.issued_as_written[core].add(issued);
+    Amount scalar = amount("scalar_instructions", scalar_exec, false, "scalar instructions");
+    view.scalar_as_written[core].add(scalar);
+    bool is_scalar_op = scalar_exec > 0 || (!scalar_kind.empty() && issued_exec == 0);
+    if (!is_scalar_op) {
+      view.issued_guaranteed[core].add(issued);  // vector, DMA, cube, sync: real instructions
+    } else if (guaranteed_scalar_kind(scalar_kind)) {
+      // One machine instruction per execution, whatever the op's IR count.
+      Amount one = amount("count", 1.0, false, "scalar instructions");
+      view.issued_guaranteed[core].add(one);
+      add_work("scalar", scalar_kind, one);
+      remember(view.issue_top[core], {id, line, name, loc, one.uniform + (view.blocks ? one.dependent / *view.blocks : 0)});
+    }
+
+    const json &pipes = child(op, "pipes");
+    if (cls == "cube") {
+      std::optional<double> flop = exec_value("flop");
+      std::string dtype = string_or(exec, "dtype", "unknown");
+      add_work("cube", dtype, amount("flop", flop, listed(estimated, "flop"), "cube FLOP"));
+      std::optional<double> mte1 = exec_value("mte1_bytes");
+      add_work("mte1", "l1_to_l0a", amount("mte1_bytes", mte1, listed(estimated, "mte1_bytes"), "MTE1 bytes"));
+      continue;
+    }
+    if (cls.rfind("vector_", 0) == 0 && listed(pipes, "V")) {
+      std::optional<double> repeats = exec_value("repeats");
+      if (std::optional<double> flop = exec_value("flop"); flop && *flop > 0)
+        view.vector_flop[string_or(exec, "dtype", "unknown")].add(
+            amount("flop", flop, listed(estimated, "flop"), "vector FLOP"));
+      if (repeats) {
+        Amount instructions = amount("issued_instructions", issued_exec, false, "vector instructions");
+        view.vector_instructions[core].add(instructions);
+        double masked = exec_value("masked_lanes").value_or(0), elements = exec_value("elements").value_or(0);
+        if (masked > 0 && masked + elements > 0) {
+          Amount r = amount("repeats", repeats, listed(estimated, "repeats"), "vector repeats");
+          double share = masked / (masked + elements);
+          view.vector_wasted_repeats[core].add({r.uniform * share, r.dependent * share});
+        }
+        add_work("vector", cls, amount("repeats", repeats, listed(estimated, "repeats"), "vector repeats"));
+      } else if (std::optional<double> bytes = exec_value("bytes")) {
+        add_work("vector", "bytes:" + string_or(exec, "path", "ub_to_ub"),
+                 amount("bytes", bytes, listed(estimated, "bytes"), "vector bytes"));
+      } else if (count.min > 0) {
+        view.note_missing("vector work", name, line, "neither repeats nor bytes are known");
+      }
+      continue;
+    }
+    if (cls == "dma" && pipes.is_array() && !pipes.empty()) {
+      std::string pipe = pipes[0].is_string() ? pipes[0].get<std::string>() : "";
+      std::string component = component_of_pipe(pipe);
+      std::string path = string_or(exec, "path", "unknown");
+      std::optional<double> bytes = exec_value("bytes");
+      Amount moved = amount("bytes", bytes, listed(estimated, "bytes"), "DMA bytes");
+      if (!component.empty()) add_work(component, path, moved);
+      std::string src = string_or(exec, "src"), dst = string_or(exec, "dst");
+      if ((src == "gm" || dst == "gm") && (moved.uniform > 0 || moved.dependent > 0)) {
+        Transfer t;
+        t.write = dst == "gm";
+        t.transfer_bytes = bytes.value_or(0);
+        t.packet_bytes = exec_value("packet_bytes").value_or(0);
+        t.path = path;
+        t.core = core;
+        t.bytes = moved;
+        t.line = line;
+        const json &side = child(op, src == "gm" ? "reads" : "writes");
+        t.gm_buffer = "unknown";
+        if (side.is_array())
+          for (const json &buffer : side)
+            if (string_or(buffer, "space") == "gm") t.gm_buffer = string_or(buffer, "kind", "unknown");
+        view.transfers.push_back(t);
+      }
+      continue;
+    }
+  }
+
+  // Barriers by (core, pipe, kind).
+  const json &sync = child(program, "sync");
+  if (sync.is_object() && sync.contains("barriers") && sync["barriers"].is_array()) {
+    for (const json &b : sync["barriers"]) {
+      std::string core = string_or(b, "core"), pipe = string_or(b, "pipe"), kind = string_or(b, "kind");
+      CountFacts count = count_of(b);
+      auto it = std::find_if(view.barriers.begin(), view.barriers.end(), [&](const BarrierStats &s) {
+        return s.core == core && s.pipe == pipe && s.kind == kind;
+      });
+      if (it == view.barriers.end()) {
+        view.barriers.push_back({core, pipe, kind, {}, {}});
+        it = view.barriers.end() - 1;
+      }
+      // A block-dependent barrier count has no per-grid figure here: count
+      // its guaranteed minimum only when it does not depend on the block.
+      if (!count.block_dependent) it->executions.uniform += count.min;
+      if (it->lines.size() < 16) it->lines.push_back(static_cast<int>(number_or(b, "line", 0)));
+    }
+  }
+  if (sync.is_object() && sync.contains("component_edges") && sync["component_edges"].is_array()) {
+    for (const json &e : sync["component_edges"]) {
+      EdgeInfo edge;
+      edge.producer = string_or(e, "producer");
+      edge.consumer = string_or(e, "consumer");
+      edge.mandatory = bool_or(e, "mandatory", false);
+      edge.cross_core = bool_or(e, "cross_core", false);
+      edge.multiplicity = number_or(e, "multiplicity", 0);
+      if (e.contains("lines") && e["lines"].is_array())
+        for (const json &l : e["lines"])
+          if (l.is_number() && edge.lines.size() < 8) edge.lines.push_back(l.get<int>());
+      view.edges.push_back(std::move(edge));
+    }
+  }
+
+  // Element-by-element loops (scalar fallbacks), with their causes.
+  std::map<int, std::string> cause_by_line;
+  if (program.contains("fallbacks") && program["fallbacks"].is_array())
+    for (const json &f : program["fallbacks"]) {
+      cause_by_line[static_cast<int>(number_or(f, "line", 0))] = string_or(f, "cause");
+      int op_id = static_cast<int>(number_or(f, "op", -1));
+      std::string core = op_id >= 0 && op_id < static_cast<int>(ops.size()) ? string_or(ops[static_cast<size_t>(op_id)], "core") : "aiv";
+      view.fallback_per_block[core] += number_or(f, "count_per_block", 0);
+      std::string loc = op_id >= 0 && op_id < static_cast<int>(ops.size()) ? string_or(ops[static_cast<size_t>(op_id)], "loc") : "";
+      view.fallbacks.push_back({static_cast<int>(number_or(f, "line", 0)), core, string_or(f, "name"), string_or(f, "cause"),
+                                number_or(f, "count_per_block", 0), loc});
+    }
+  if (program.contains("loops") && program["loops"].is_array()) {
+    for (const json &l : program["loops"]) {
+      if (!bool_or(l, "element_loop", false)) continue;
+      FallbackLoop loop;
+      loop.line = static_cast<int>(number_or(l, "line", 0));
+      loop.depth = static_cast<int>(number_or(l, "depth", 0));
+      int fn = static_cast<int>(number_or(l, "function", -1));
+      if (fn >= 0 && fn < static_cast<int>(functions.size())) loop.core = string_or(functions[static_cast<size_t>(fn)], "core");
+      const json &iterations = child(l, "iterations");
+      loop.iterations_per_block = number_or(iterations, "min", 0);
+      loop.exact = bool_or(iterations, "exact", false);
+      loop.scalar_per_iteration = number_or(l, "scalar_instructions_per_iteration", 0);
+      loop.issued_per_iteration = number_or(l, "issued_instructions_per_iteration", 0);
+      auto cause = cause_by_line.find(loop.line);
+      loop.cause = cause != cause_by_line.end() ? cause->second : "element-by-element scalar loop";
+      view.fallback_loops.push_back(loop);
+    }
+  }
+  if (program.contains("unmodelled") && program["unmodelled"].is_array())
+    for (const json &u : program["unmodelled"]) view.unmodelled.push_back(string_or(u, "op"));
+  return view;
+}
+
+}  // namespace pb::models

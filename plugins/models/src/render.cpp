@@ -1,0 +1,196 @@
+//===- render.cpp - text and Markdown views of the models' documents ------===//
+#include "render.hpp"
+
+#include <sstream>
+
+#include "term.hpp"
+
+namespace pb::models {
+
+namespace {
+
+using pb::sdk::json;
+
+std::string seconds_text(const json &t) {
+  if (t.is_object() && t.contains("value") && t["value"].is_number()) return human_seconds(t["value"].get<double>());
+  if (t.is_object() && t.contains("reason") && t["reason"].is_string()) return "unknown (" + t["reason"].get<std::string>() + ")";
+  return "unknown";
+}
+
+std::string str(const json &obj, const char *key, const std::string &fallback = "-") {
+  if (!obj.is_object() || !obj.contains(key) || !obj[key].is_string()) return fallback;
+  return obj[key].get<std::string>();
+}
+
+std::string where_text(const json &limit) {
+  std::string core = str(limit, "binding_core", "");
+  return str(limit, "binding_term") + " on " + (core.empty() ? "" : core + " ") + str(limit, "binding_component");
+}
+
+std::string limit_line(const json &limit) {
+  if (!limit.is_object() || !limit["value"].is_number()) return seconds_text(limit);
+  std::string out = seconds_text(limit) + " (" + where_text(limit) + ", " + str(limit, "assurance");
+  if (str(limit, "assurance") == "argued") out += "; strict " + seconds_text(limit["strict"]);
+  return out + ")";
+}
+
+std::string source_text(const json &source) {
+  if (!source.is_object()) return "";
+  std::string out = str(source, "file", "") + ":" + (source["line"].is_number() ? std::to_string(source["line"].get<int>()) : "?");
+  if (source.contains("python") && source["python"].is_string()) out += " (" + source["python"].get<std::string>() + ")";
+  return out;
+}
+
+std::string gain_text(const json &gain) {
+  if (gain.is_object() && gain["value"].is_number()) return "~" + human_seconds(gain["value"].get<double>());
+  return "gain unknown";
+}
+
+void findings_text(std::ostringstream &os, const json &findings, bool md) {
+  if (!findings.is_array() || findings.empty()) {
+    os << (md ? "_No findings._\n" : "  (none)\n");
+    return;
+  }
+  if (md) {
+    os << "| # | category | finding | est. gain | action | where |\n|---|---|---|---|---|---|\n";
+    for (const json &f : findings)
+      os << "| " << f.value("rank", 0) << " | " << str(f, "category") << " | " << str(f, "title") << " | "
+         << gain_text(f["gain"]) << " | " << str(f, "action") << " | " << source_text(f["source"]) << " |\n";
+    return;
+  }
+  for (const json &f : findings) {
+    os << "  " << f.value("rank", 0) << ". [" << str(f, "category") << "] " << str(f, "title") << "\n"
+       << "     gain " << gain_text(f["gain"]) << " (" << str(f["gain"], "basis", "") << ")\n"
+       << "     fix: " << str(f, "action") << "\n";
+    std::string where = source_text(f["source"]);
+    if (!where.empty()) os << "     at " << where << "\n";
+  }
+}
+
+std::string report(const json &doc, bool md) {
+  std::ostringstream os;
+  const json &bound = doc["bound"];
+  const json &limits = doc["limits"];
+  const json &verdict = doc["verdict"];
+  std::string kernel = str(doc["kernel"], "name");
+  std::string profile = str(doc["profile"], "name");
+  std::string verdict_text = str(verdict, "class", "no verdict") + ", unit " + str(verdict, "unit");
+  std::string bound_where = bound["value"].is_number()
+                                ? str(bound, "tier") + " tier, " + str(bound, "binding_term") + " on " +
+                                      (bound["binding_core"].is_string() ? bound["binding_core"].get<std::string>() + " " : "") +
+                                      str(bound, "binding_component") + ", " + str(bound, "assurance")
+                                : "";
+  if (bound["value"].is_number() && str(bound, "assurance") == "argued")
+    bound_where += "; strict " + seconds_text(bound["strict"]);
+  if (md) {
+    os << "## perfbound: `" << kernel << "` on " << profile << "\n\n";
+    os << "| | |\n|---|---|\n";
+    os << "| **bound** | **" << seconds_text(bound) << "** (" << bound_where << ") |\n";
+    os << "| verdict | " << verdict_text << " — " << str(verdict, "why", "") << " |\n";
+    os << "| T_bound_DSL | " << limit_line(limits["dsl"]) << " |\n";
+    os << "| T_bound_HIVM | " << limit_line(limits["hivm"]) << " |\n";
+    os << "| invariant | " << str(limits["invariant"], "message", "") << " |\n";
+    if (doc.contains("measurement")) os << "| measured | " << seconds_text(doc["measurement"]) << " |\n";
+    os << "\n### Terms\n\n| tier | term | role | value | component | assurance | strict value |\n|---|---|---|---|---|---|---|\n";
+    for (const json &t : doc["terms"])
+      os << "| " << str(t, "tier") << " | " << str(t, "term") << " | " << str(t, "role") << " | " << seconds_text(t["value"])
+         << " | " << (t["core"].is_string() ? t["core"].get<std::string>() + " " : "") << str(t, "component") << " | "
+         << str(t, "assurance", t.value("sound", false) ? "strict" : "diagnostic") << " | "
+         << (t.contains("strict_value") ? seconds_text(t["strict_value"]) : "-") << " |\n";
+    os << "\n### Attribution\n\n";
+    const json &a = doc["attribution"];
+    os << "Reference: " << seconds_text(a["reference"]) << "; gap " << seconds_text(a["gap"]) << ". " << str(a, "note", "")
+       << "\n\n| gap | estimate | meaning | basis |\n|---|---|---|---|\n";
+    if (a.contains("gaps"))
+      for (const auto &[name, g] : a["gaps"].items())
+        os << "| " << name << " | " << seconds_text(g) << " | " << str(g, "meaning") << " | " << str(g, "basis") << " |\n";
+    os << "\n### Findings\n\n";
+    findings_text(os, doc["findings"], true);
+    return os.str();
+  }
+  os << "perfbound: " << kernel << " on " << profile << "\n\n";
+  os << "  bound         " << seconds_text(bound) << (bound_where.empty() ? "" : "  (" + bound_where + ")") << "\n";
+  os << "  verdict       " << verdict_text << "\n                " << str(verdict, "why", "") << "\n";
+  os << "  T_bound_DSL   " << limit_line(limits["dsl"]) << "\n";
+  os << "  T_bound_HIVM  " << limit_line(limits["hivm"]) << "\n";
+  os << "  invariant     " << str(limits["invariant"], "message", "") << "\n";
+  if (doc.contains("measurement")) os << "  measured      " << seconds_text(doc["measurement"]) << "\n";
+  os << "\nterms\n";
+  for (const json &t : doc["terms"]) {
+    std::string comp = (t["core"].is_string() ? t["core"].get<std::string>() + " " : "") + str(t, "component");
+    std::string tier = str(t, "tier");
+    os << "  " << tier << std::string(tier.size() < 4 ? 4 - tier.size() : 0, ' ') << "  " << str(t, "term") << std::string(std::max<size_t>(1, 17 - str(t, "term").size()), ' ')
+       << str(t, "role") << std::string(std::max<size_t>(1, 10 - str(t, "role").size()), ' ') << seconds_text(t["value"])
+       << "  " << comp << "  " << str(t, "assurance", t.value("sound", false) ? "strict" : "diagnostic") << "\n";
+  }
+  const json &a = doc["attribution"];
+  os << "\nattribution (reference " << seconds_text(a["reference"]) << ", gap " << seconds_text(a["gap"]) << ")\n";
+  if (a.contains("gaps"))
+    for (const auto &[name, g] : a["gaps"].items()) os << "  " << name << "  " << seconds_text(g) << "  " << str(g, "meaning") << "\n";
+  os << "\nfindings\n";
+  findings_text(os, doc["findings"], false);
+  return os.str();
+}
+
+std::string term(const json &doc, bool md) {
+  std::ostringstream os;
+  std::string comp = (doc["core"].is_string() ? doc["core"].get<std::string>() + " " : "") + str(doc, "component");
+  if (md) {
+    os << "**" << str(doc, "term") << "** (" << str(doc, "tier") << ", " << str(doc, "role") << "): "
+       << seconds_text(doc["value"]) << " on " << comp << ", " << str(doc, "assurance", "") << "\n\n";
+    os << "| component | value | assurance |\n|---|---|---|\n";
+    for (const json &c : doc["per_component"])
+      os << "| " << (c["core"].is_string() ? c["core"].get<std::string>() + " " : "") << str(c, "component") << " | "
+         << seconds_text(c["value"]) << " | " << str(c, "assurance", "") << " |\n";
+    return os.str();
+  }
+  os << str(doc, "term") << " (" << str(doc, "tier") << ", " << str(doc, "role") << "): " << seconds_text(doc["value"])
+     << " on " << comp << ", " << str(doc, "assurance", "") << "\n";
+  for (const json &c : doc["per_component"])
+    os << "  " << (c["core"].is_string() ? c["core"].get<std::string>() + " " : "") << str(c, "component") << "  "
+       << seconds_text(c["value"]) << "  " << str(c, "assurance", "") << "\n";
+  for (const json &n : doc["not_counted"]) os << "  not counted: " << str(n, "what") << ": " << str(n, "reason") << "\n";
+  return os.str();
+}
+
+std::string sweep(const json &doc, bool md) {
+  std::ostringstream os;
+  const json &configs = doc["configs"];
+  os << (md ? "### Sweep: " : "sweep: ") << str(doc, "kernel") << ", " << configs.size() << " configurations; best "
+     << seconds_text(doc["best"]["bound"]) << "\n\n";
+  if (md) os << "| # | grid | args | bound | binding | pruned by |\n|---|---|---|---|---|---|\n";
+  size_t shown = 0;
+  for (const json &c : configs) {
+    if (++shown > 50) {
+      os << (md ? "\n" : "") << "  ... " << configs.size() - 50 << " more\n";
+      break;
+    }
+    std::string pruned = c.contains("pruned_by") && c["pruned_by"].is_string() ? c["pruned_by"].get<std::string>() : "-";
+    if (md)
+      os << "| " << c.value("index", 0) << " | " << c["grid"].dump() << " | " << c["args"].dump() << " | "
+         << seconds_text(c["bound"]) << " | " << str(c, "binding") << " | " << pruned << " |\n";
+    else
+      os << "  " << c["grid"].dump() << " " << c["args"].dump() << "  " << seconds_text(c["bound"]) << "  "
+         << str(c, "binding") << "  " << pruned << "\n";
+  }
+  return os.str();
+}
+
+}  // namespace
+
+std::optional<std::string> render_document(std::string_view schema, const pb::sdk::json &doc, std::string_view format) {
+  if (format != "text" && format != "md") return std::nullopt;
+  bool md = format == "md";
+  if (schema == kReportSchema) return report(doc, md);
+  if (schema == kTermSchema) return term(doc, md);
+  if (schema == kFindingsSchema) {
+    std::ostringstream os;
+    os << (md ? "### Findings: " : "findings: ") << str(doc, "kernel") << "\n\n";
+    findings_text(os, doc["findings"], md);
+    return os.str();
+  }
+  if (schema == kSweepSchema) return sweep(doc, md);
+  return std::nullopt;
+}
+
+}  // namespace pb::models

@@ -1,0 +1,19 @@
+//===- render.hpp - text and Markdown views of the models' documents ------===//
+#ifndef PERFBOUND_MODELS_RENDER_HPP
+#define PERFBOUND_MODELS_RENDER_HPP
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <perfbound/sdk/json.hpp>
+
+namespace pb::models {
+
+/// Renders a bound_report, bound_term, findings or sweep document as "text"
+/// or "md"; nullopt for other schemas or formats.
+std::optional<std::string> render_document(std::string_view schema, const pb::sdk::json &doc, std::string_view format);
+
+}  // namespace pb::models
+
+#endif  // PERFBOUND_MODELS_RENDER_HPP

@@ -1,0 +1,800 @@
+//===- sweep.cpp - DSL-tier bounds of many launch configurations ----------===//
+#include "sweep.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <regex>
+#include <sstream>
+
+#include <perfbound/pb_host_ext_profile.h>
+
+#include "render.hpp"
+#include "term.hpp"
+
+namespace pb::models {
+
+using pb::sdk::json;
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+class SweepParser {
+ public:
+  SweepParser(const std::string &text, const std::function<int(const std::string &)> &arg_index, SweepExpr &out)
+      : text_(text), arg_index_(arg_index), out_(out) {}
+
+  bool parse() {
+    pos_ = 0;
+    int root = expr();
+    skip();
+    return root >= 0 && pos_ == text_.size();
+  }
+
+ private:
+  void skip() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+  bool eat(const char *token) {
+    skip();
+    size_t n = std::char_traits<char>::length(token);
+    if (text_.compare(pos_, n, token) != 0) return false;
+    // "/u", "%u", "<<": unsigned or shift forms are not compiled.
+    if (n == 1 && pos_ + 1 < text_.size() && (token[0] == '/' || token[0] == '%') && text_[pos_ + 1] == 'u') return false;
+    pos_ += n;
+    return true;
+  }
+  int push(SweepExpr::Node::Kind kind, double value, int a, int b) {
+    out_.nodes_.push_back({kind, value, a, b});
+    return static_cast<int>(out_.nodes_.size()) - 1;
+  }
+  int expr() {
+    int lhs = term();
+    while (lhs >= 0) {
+      if (eat("+")) lhs = bin(SweepExpr::Node::Add, lhs, term());
+      else if (eat("-")) lhs = bin(SweepExpr::Node::Sub, lhs, term());
+      else break;
+    }
+    return lhs;
+  }
+  int term() {
+    int lhs = unary();
+    while (lhs >= 0) {
+      if (eat("*")) lhs = bin(SweepExpr::Node::Mul, lhs, unary());
+      else if (eat("/")) lhs = bin(SweepExpr::Node::Div, lhs, unary());
+      else if (eat("%")) lhs = bin(SweepExpr::Node::Rem, lhs, unary());
+      else break;
+    }
+    return lhs;
+  }
+  int bin(SweepExpr::Node::Kind kind, int a, int b) { return a < 0 || b < 0 ? -1 : push(kind, 0, a, b); }
+  int unary() {
+    if (eat("-")) {
+      int a = unary();
+      return a < 0 ? -1 : push(SweepExpr::Node::Neg, 0, a, -1);
+    }
+    return primary();
+  }
+  int call(SweepExpr::Node::Kind kind) {
+    if (!eat("(")) return -1;
+    int a = expr();
+    if (a < 0 || !eat(",")) return -1;
+    int b = expr();
+    if (b < 0 || !eat(")")) return -1;
+    return push(kind, 0, a, b);
+  }
+  int primary() {
+    skip();
+    if (pos_ >= text_.size()) return -1;
+    if (eat("(")) {
+      int a = expr();
+      return a >= 0 && eat(")") ? a : -1;
+    }
+    char c = text_[pos_];
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      size_t start = pos_;
+      while (pos_ < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.')) ++pos_;
+      return push(SweepExpr::Node::Const, std::stod(text_.substr(start, pos_ - start)), -1, -1);
+    }
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '%') {
+      size_t start = pos_++;
+      while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) ++pos_;
+      std::string name = text_.substr(start, pos_ - start);
+      if (name == "max") return call(SweepExpr::Node::Max);
+      if (name == "min") return call(SweepExpr::Node::Min);
+      if (name == "cdiv") return call(SweepExpr::Node::CeilDiv);
+      if (name == "floordiv") return call(SweepExpr::Node::FloorDiv);
+      int idx = arg_index_(name);
+      if (idx < 0) return -1;
+      if (std::find(out_.args_used_.begin(), out_.args_used_.end(), idx) == out_.args_used_.end()) out_.args_used_.push_back(idx);
+      return push(SweepExpr::Node::Arg, idx, -1, -1);
+    }
+    return -1;
+  }
+
+  const std::string &text_;
+  const std::function<int(const std::string &)> &arg_index_;
+  SweepExpr &out_;
+  size_t pos_ = 0;
+};
+
+std::unique_ptr<SweepExpr> SweepExpr::compile(const std::string &text,
+                                              const std::function<int(const std::string &)> &arg_index) {
+  auto expr = std::make_unique<SweepExpr>();
+  SweepParser parser(text, arg_index, *expr);
+  if (!parser.parse() || expr->nodes_.empty()) return nullptr;
+  return expr;
+}
+
+double SweepExpr::eval(const double *args) const {
+  // Postorder: every operand precedes its node, so one forward pass works.
+  double stack[64] = {};
+  double *values = nodes_.size() <= 64 ? stack : nullptr;
+  std::vector<double> heap;
+  if (values == nullptr) {
+    heap.resize(nodes_.size());
+    values = heap.data();
+  }
+  for (size_t idx = 0; idx < nodes_.size(); ++idx) {
+    const Node &n = nodes_[idx];
+    double a = n.a >= 0 ? values[n.a] : 0, b = n.b >= 0 ? values[n.b] : 0;
+    double v = 0;
+    switch (n.kind) {
+      case Node::Const: v = n.value; break;
+      case Node::Arg: v = args[static_cast<int>(n.value)]; break;
+      case Node::Add: v = a + b; break;
+      case Node::Sub: v = a - b; break;
+      case Node::Mul: v = a * b; break;
+      case Node::Div: v = b != 0 ? std::trunc(a / b) : NAN; break;
+      case Node::FloorDiv: v = b != 0 ? std::floor(a / b) : NAN; break;
+      case Node::CeilDiv: v = b != 0 ? std::ceil(a / b) : NAN; break;
+      case Node::Rem: v = b != 0 ? std::fmod(a, b) : NAN; break;
+      case Node::Min: v = std::min(a, b); break;
+      case Node::Max: v = std::max(a, b); break;
+      case Node::Neg: v = -a; break;
+    }
+    values[idx] = v;
+  }
+  return values[nodes_.size() - 1];
+}
+
+const char *sweep_term_name(int term) {
+  switch (term) {
+    case kSweepCube: return "grid_floor:cube";
+    case kSweepVector: return "grid_floor:vector";
+    case kSweepRead: return "grid_floor:gm_read";
+    case kSweepWrite: return "grid_floor:gm_write";
+    case kSweepMemory: return "memory";
+    default: return "?";
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The model
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+const json &at(const json &doc, std::initializer_list<const char *> keys) {
+  static const json kNull;
+  const json *cur = &doc;
+  for (const char *k : keys) {
+    if (!cur->is_object() || !cur->contains(k)) return kNull;
+    cur = &(*cur)[k];
+  }
+  return *cur;
+}
+
+double num(const json &v, double fallback = 0) { return v.is_number() ? v.get<double>() : fallback; }
+
+/// A sound (exact or lower) minimum of a dsl_facts distribution.
+std::optional<double> sound_min(const json &dist) {
+  if (!dist.is_object() || !dist.contains("min") || !dist["min"].is_number()) return std::nullopt;
+  if (dist.contains("bound") && dist["bound"] == "upper") return std::nullopt;
+  return dist["min"].get<double>();
+}
+
+std::optional<double> sound_value(const json &q) {
+  if (!q.is_object() || !q.contains("value") || !q["value"].is_number()) return std::nullopt;
+  if (q.contains("bound") && q["bound"] == "upper") return std::nullopt;
+  return q["value"].get<double>();
+}
+
+/// Argument keys named in a symbolic text (identifiers that are arg keys).
+std::vector<int> args_named(const std::string &text, const std::vector<std::string> &keys, bool &uses_grid) {
+  std::vector<int> out;
+  static const std::regex ident(R"((%?[A-Za-z_][A-Za-z0-9_]*))");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), ident); it != std::sregex_iterator(); ++it) {
+    std::string name = (*it)[1];
+    if (name.rfind("pid_", 0) == 0 || name.rfind("num_programs_", 0) == 0) uses_grid = true;
+    auto k = std::find(keys.begin(), keys.end(), name);
+    if (k != keys.end()) {
+      int idx = static_cast<int>(k - keys.begin());
+      if (std::find(out.begin(), out.end(), idx) == out.end()) out.push_back(idx);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+SweepModel SweepModel::build(const json &dsl, const Rates &rates, const std::string &origin) {
+  const std::string where = origin + ": perfbound.dsl_facts/1";
+  SweepModel m;
+  m.kernel = at(dsl, {"kernel", "name"}).is_string() ? at(dsl, {"kernel", "name"}).get<std::string>() : "";
+  const json &launch = pb::sdk::require(dsl, "launch", where);
+  const json &grid = pb::sdk::require(launch, "grid", where + ".launch");
+  for (size_t axis = 0; axis < 3 && axis < grid.size(); ++axis) m.base_grid_[axis] = num(grid[axis], 1);
+  m.base_programs_ = m.base_grid_[0] * m.base_grid_[1] * m.base_grid_[2];
+  bool mix = !(at(dsl, {"cores", "type"}).is_string() && at(dsl, {"cores", "type"}).get<std::string>() == "aiv");
+  m.slots_ = mix ? rates.cores_aic : rates.cores_aiv;
+  m.aiv_instances_ = mix ? rates.aiv_per_aic : 1.0;
+  if (const json &sig = at(dsl, {"signature"}); sig.is_array())
+    for (const json &a : sig) {
+      if (a.value("kind", std::string()) != "scalar") continue;
+      std::string key = a.value("key", std::string());
+      m.arg_keys.push_back(key);
+      const json &given = at(launch, {"args", key.c_str()});
+      m.base_args.push_back(given.is_number() ? given.get<double>() : num(a.contains("value") ? a["value"] : json(), NAN));
+    }
+  auto arg_index = [&m](const std::string &name) {
+    auto it = std::find(m.arg_keys.begin(), m.arg_keys.end(), name);
+    return it == m.arg_keys.end() ? -1 : static_cast<int>(it - m.arg_keys.begin());
+  };
+
+  // Loops.
+  std::map<int, int> loop_index;
+  if (const json &loops = at(dsl, {"loops"}); loops.is_array()) {
+    for (const json &l : loops) {
+      Loop loop;
+      loop_index[static_cast<int>(num(l["id"], -1))] = static_cast<int>(m.loops_.size());
+      loop.parent = l.contains("parent") && l["parent"].is_number() ? l["parent"].get<int>() : -1;
+      std::string status = at(l, {"trip_count", "status"}).is_string() ? at(l, {"trip_count", "status"}).get<std::string>() : "";
+      const json &sym = at(l, {"trip_count", "symbolic"});
+      loop.base_trip = sound_min(at(l, {"trip_count", "per_program"})).value_or(0);
+      if ((status == "exact" || status == "symbolic") && sym.is_string()) loop.trip = SweepExpr::compile(sym.get<std::string>(), arg_index);
+      if (!loop.trip) {
+        bool uses_grid = false;
+        for (const char *key : {"lower", "upper", "step"})
+          if (l.contains(key) && l[key].is_string())
+            for (int a : args_named(l[key].get<std::string>(), m.arg_keys, uses_grid)) loop.depends.push_back(a);
+        if (uses_grid) loop.depends.push_back(-2);
+        int line = static_cast<int>(num(at(l, {"source", "line"}), 0));
+        m.limitations.push_back("loop at line " + std::to_string(line) + " (" + status +
+                                "): its trip count is not varied; work inside is kept only for launches equal to the "
+                                "base on what it depends on");
+      }
+      m.loops_.push_back(std::move(loop));
+    }
+    for (Loop &loop : m.loops_) loop.parent = loop.parent >= 0 && loop_index.count(loop.parent) ? loop_index[loop.parent] : -1;
+  }
+  auto loop_of = [&](const json &v) { return v.is_number() && loop_index.count(v.get<int>()) ? loop_index[v.get<int>()] : -1; };
+
+  // Cube work: one item per dot.
+  if (const json &dots = at(dsl, {"dots"}); dots.is_array())
+    for (const json &d : dots) {
+      Item item;
+      item.term = kSweepCube;
+      item.work_per_exec = num(d["flop_per_execution"]);
+      item.base_exec = sound_min(d["executions_per_program"]).value_or(0);
+      item.loop = loop_of(d["loop"]);
+      Rate<u::FlopPerSecond> r = rates.cube(d.value("unit_class", std::string("cube_fp16")));
+      if (!r.known()) {
+        m.limitations.push_back("dot " + d.value("unit_class", std::string()) + ": no cube rate (" + r.record.reason + ")");
+        continue;
+      }
+      item.time_per_unit = 1.0 / r.value->value();
+      m.items_.push_back(std::move(item));
+    }
+  // Vector work: dsl_facts gives it per program by type, not per op.
+  for (const char *group : {"vector", "transcendental", "reduction", "scan"})
+    if (const json &g = at(dsl, {"flop", group}); g.is_object())
+      for (const auto &[dtype, entry] : g.items()) {
+        std::optional<double> per_program = sound_min(entry["per_program"]);
+        Rate<u::FlopPerSecond> r = rates.vector_flop(dtype);
+        if (!per_program || !r.known()) continue;
+        m.vector_flop_base_ += *per_program / (r.value->value() * m.aiv_instances_);
+      }
+  int depth = 0;
+  for (size_t idx = 0; idx < m.loops_.size(); ++idx) {
+    int d = 0;
+    for (int p = static_cast<int>(idx); p >= 0; p = m.loops_[static_cast<size_t>(p)].parent) ++d;
+    depth = std::max(depth, d);
+  }
+  m.vector_depth_ = depth;
+
+  // Bytes: one item per access, on the read or the write path; unique bytes
+  // per pointer argument for the memory term.
+  Rate<u::BytesPerSecond> read_path = rates.path(mix ? "gm_to_l1" : "gm_to_ub");
+  Rate<u::BytesPerSecond> read_ub = rates.path("gm_to_ub");
+  Rate<u::BytesPerSecond> write_path = rates.path(mix ? "l0c_to_gm" : "ub_to_gm");
+  Rate<u::BytesPerSecond> write_ub = rates.path("ub_to_gm");
+  double read_bw = read_path.known() && read_ub.known()
+                       ? (mix ? read_path.value->value() + m.aiv_instances_ * read_ub.value->value() : read_ub.value->value())
+                       : 0;
+  double write_bw = write_path.known() && write_ub.known()
+                        ? (mix ? write_path.value->value() + m.aiv_instances_ * write_ub.value->value() : write_ub.value->value())
+                        : 0;
+  m.block_bw_ = read_bw + write_bw;
+  m.chip_bw_ = rates.hbm().known() ? rates.hbm().value->value() : 0;
+  static const std::regex contiguous(R"(^\s*(\d+)\*pid_x \+ i0 < ([%A-Za-z_][A-Za-z0-9_]*)\s*$)");
+  if (const json &accesses = at(dsl, {"accesses"}); accesses.is_array())
+    for (const json &a : accesses) {
+      std::string direction = a.value("direction", std::string("read"));
+      Item item;
+      item.term = direction == "read" ? kSweepRead : kSweepWrite;
+      double bw = direction == "read" ? read_bw : write_bw;
+      if (bw <= 0) continue;
+      item.time_per_unit = 1.0 / bw;
+      item.work_per_exec = num(a["bytes_per_execution"]);
+      item.base_exec = sound_min(a["executions_per_program"]).value_or(0);
+      item.loop = loop_of(a["loop"]);
+      item.elem_bytes = num(a["element_bytes"], 1);
+      item.arg = a["arg"].is_number() ? a["arg"].get<int>() : -1;
+      const json &mask = a["mask"];
+      std::smatch match;
+      std::string expr = mask.is_object() && mask["expr"].is_string() ? mask["expr"].get<std::string>() : "";
+      bool one_d = a["shape"].is_array() && a["shape"].size() == 1;
+      if (mask.is_object() && one_d && std::regex_match(expr, match, contiguous) &&
+          std::stod(match[1]) == num(a["elements"]) && arg_index(match[2]) >= 0 && item.loop < 0) {
+        item.contiguous_1d = true;
+        item.k = std::stod(match[1]);
+        item.bound_arg = arg_index(match[2]);
+      } else {
+        bool uses_grid = false;
+        std::string offset = a["offset"].is_string() ? a["offset"].get<std::string>() : "?";
+        item.depends = args_named(offset + " " + expr, m.arg_keys, uses_grid);
+        if (mask.is_object() || a["offset"].is_null()) {
+          item.fixed = true;
+          item.depends.push_back(-2);  // the whole launch
+          item.base_unique = sound_value(a["active_bytes"]).value_or(0);
+          int line = static_cast<int>(num(at(a, {"source", "line"}), 0));
+          m.limitations.push_back("access at line " + std::to_string(line) + " (" + (expr.empty() ? "untraced offset" : expr) +
+                                  "): its bytes are kept only for the base launch");
+        }
+      }
+      m.items_.push_back(std::move(item));
+    }
+  // Unique bytes for the memory term: an argument whose accesses are all
+  // 1-D contiguous counts min(arg, P*k) once per direction; any other
+  // argument keeps its base unique figure, only for the base launch.
+  for (const char *direction : {"read", "written", "atomic"})
+    if (const json &by_arg = at(dsl, {"bytes", direction, "by_arg"}); by_arg.is_array())
+      for (const json &arg : by_arg) {
+        int arg_id = static_cast<int>(num(arg["arg"], -1));
+        bool write = std::string(direction) != "read";
+        bool all_contiguous = true, counted = false;
+        for (Item &item : m.items_) {
+          if (item.arg != arg_id || (item.term == kSweepWrite) != write) continue;
+          all_contiguous = all_contiguous && item.contiguous_1d;
+        }
+        if (all_contiguous) {
+          for (Item &item : m.items_)
+            if (item.arg == arg_id && (item.term == kSweepWrite) == write && !counted) {
+              item.counts_unique = true;
+              counted = true;
+            }
+          if (counted) continue;
+        }
+        Item item;
+        item.term = kSweepMemory;
+        item.fixed = true;
+        item.depends = {-2};
+        for (size_t k = 0; k < m.arg_keys.size(); ++k) item.depends.push_back(static_cast<int>(k));
+        item.base_unique = sound_value(arg["unique_total"]).value_or(0);
+        m.items_.push_back(std::move(item));
+      }
+  return m;
+}
+
+double SweepModel::loop_ratio(int loop, const SweepConfig &c) const {
+  double ratio = 1;
+  for (int l = loop; l >= 0; l = loops_[static_cast<size_t>(l)].parent) {
+    const Loop &lp = loops_[static_cast<size_t>(l)];
+    if (lp.trip) {
+      double trip = std::max(0.0, lp.trip->eval(c.args.data()));
+      ratio *= lp.base_trip > 0 ? trip / lp.base_trip : (trip > 0 ? 1.0 : 0.0);
+    } else if (!same_as_base(lp.depends, c)) {
+      return 0;  // not varied: dropped for launches that differ
+    }
+  }
+  return ratio;
+}
+
+bool SweepModel::same_as_base(const std::vector<int> &args, const SweepConfig &c) const {
+  for (int a : args) {
+    if (a == -2) {
+      if (c.grid != base_grid_) return false;
+      continue;
+    }
+    if (c.args[static_cast<size_t>(a)] != base_args[static_cast<size_t>(a)]) return false;
+  }
+  return true;
+}
+
+SweepResult SweepModel::evaluate(const SweepConfig &c) const {
+  SweepResult r;
+  const double programs = c.grid[0] * c.grid[1] * c.grid[2];
+  const double waves = std::ceil(programs / slots_);
+  double waves_form[kSweepTermCount] = {0, 0, 0, 0, 0};
+  double mean_form[kSweepTermCount] = {0, 0, 0, 0, 0};
+  double unique = 0;
+  double min_ratio = 1;
+  for (const Item &item : items_) {
+    if (item.term == kSweepMemory) {
+      if (same_as_base(item.depends, c)) unique += item.base_unique;
+      else r.partial = true;
+      continue;
+    }
+    double ratio = loop_ratio(item.loop, c);
+    min_ratio = std::min(min_ratio, ratio);
+    if (ratio == 0 && item.loop >= 0) r.partial = true;
+    if (item.contiguous_1d) {
+      // offset k*pid + i0 < n: active elements min(n, P*k); no overlap.
+      double n = std::max(0.0, c.args[static_cast<size_t>(item.bound_arg)]);
+      double bytes = std::min(n, programs * item.k) * item.elem_bytes;
+      mean_form[item.term] += bytes / slots_ * item.time_per_unit;
+      if (item.counts_unique) unique += bytes;
+      continue;
+    }
+    if (item.fixed) {
+      if (same_as_base(item.depends, c)) {
+        mean_form[item.term] += item.base_unique / slots_ * item.time_per_unit;
+      } else {
+        r.partial = true;
+      }
+      continue;
+    }
+    double per_program = item.work_per_exec * item.base_exec * ratio;
+    waves_form[item.term] += waves * per_program * item.time_per_unit;
+    mean_form[item.term] += programs * per_program / slots_ * item.time_per_unit;
+  }
+  // Vector work: scaled by the smallest loop ratio to the deepest nesting
+  // (never above the true scale: docs/model.md §8).
+  double vector_scale = min_ratio >= 1 ? 1.0 : std::pow(std::max(0.0, min_ratio), vector_depth_);
+  waves_form[kSweepVector] += waves * vector_flop_base_ * vector_scale;
+  mean_form[kSweepVector] += programs * vector_flop_base_ * vector_scale / slots_;
+  double active = std::min(programs, slots_);
+  double bw = std::min(active * block_bw_, chip_bw_);
+  r.terms[kSweepMemory] = bw > 0 ? unique / bw : 0;
+  for (int t = 0; t < kSweepMemory; ++t) r.terms[static_cast<size_t>(t)] = std::max(waves_form[t], mean_form[t]);
+  for (int t = 0; t < kSweepTermCount; ++t)
+    if (r.terms[static_cast<size_t>(t)] > r.bound) {
+      r.bound = r.terms[static_cast<size_t>(t)];
+      r.binding = t;
+    }
+  return r;
+}
+
+SweepConfig SweepModel::config_from_json(const json &value, const std::string &where) const {
+  SweepConfig c;
+  c.args = base_args;
+  c.grid = base_grid_;
+  if (!value.is_object()) throw pb::sdk::InputError(where + ": a configuration must be an object {grid, args}");
+  if (value.contains("grid")) {
+    const json &g = value["grid"];
+    if (!g.is_array() || g.empty() || g.size() > 3) throw pb::sdk::InputError(where + ".grid: expected 1 to 3 positive integers");
+    c.grid = {1, 1, 1};
+    for (size_t axis = 0; axis < g.size(); ++axis) {
+      if (!g[axis].is_number() || g[axis].get<double>() < 1)
+        throw pb::sdk::InputError(where + ".grid[" + std::to_string(axis) + "]: expected a positive integer");
+      c.grid[axis] = g[axis].get<double>();
+    }
+  }
+  if (value.contains("args")) {
+    if (!value["args"].is_object()) throw pb::sdk::InputError(where + ".args: expected an object");
+    for (const auto &[key, v] : value["args"].items()) {
+      auto it = std::find(arg_keys.begin(), arg_keys.end(), key);
+      if (it == arg_keys.end()) {
+        std::string known;
+        for (const std::string &k : arg_keys) known += (known.empty() ? "" : ", ") + k;
+        throw pb::sdk::InputError(where + ".args." + key + ": the kernel has no scalar argument '" + key + "' (it has: " +
+                                  (known.empty() ? "none" : known) + ")");
+      }
+      if (!v.is_number()) throw pb::sdk::InputError(where + ".args." + key + ": expected a number");
+      c.args[static_cast<size_t>(it - arg_keys.begin())] = v.get<double>();
+    }
+  }
+  return c;
+}
+
+namespace {
+
+std::vector<double> expand_range(const json &r, const std::string &where) {
+  std::vector<double> out;
+  if (r.is_number()) return {r.get<double>()};
+  if (r.is_array()) {
+    for (const json &v : r) {
+      if (!v.is_number()) throw pb::sdk::InputError(where + ": expected numbers");
+      out.push_back(v.get<double>());
+    }
+    return out;
+  }
+  if (!r.is_object() || !r.contains("from") || !r.contains("to"))
+    throw pb::sdk::InputError(where + ": a range is a number, a list, or {from, to, step|mul}");
+  double from = r["from"].get<double>(), to = r["to"].get<double>();
+  if (r.contains("mul")) {
+    double mul = r["mul"].get<double>();
+    if (!(mul > 1) || !(from > 0)) throw pb::sdk::InputError(where + ": mul must be > 1 and from > 0");
+    for (double v = from; v <= to * (1 + 1e-12); v *= mul) out.push_back(v);
+  } else {
+    double step = r.value("step", 1.0);
+    if (!(step > 0)) throw pb::sdk::InputError(where + ": step must be > 0");
+    for (double v = from; v <= to + 1e-9; v += step) out.push_back(v);
+  }
+  if (out.size() > 100000000) throw pb::sdk::InputError(where + ": more than 1e8 values");
+  return out;
+}
+
+}  // namespace
+
+std::vector<SweepConfig> SweepModel::expand(const json &spec, const std::string &where) const {
+  std::vector<SweepConfig> out;
+  if (spec.is_array()) {
+    for (size_t idx = 0; idx < spec.size(); ++idx) out.push_back(config_from_json(spec[idx], where + "[" + std::to_string(idx) + "]"));
+    return out;
+  }
+  if (!spec.is_object()) throw pb::sdk::InputError(where + ": expected a list of configurations or a range spec");
+  // Axes: grid x/y/z, then each argument; a grid axis may be derived from
+  // the arguments ("grid_from": {"x": "cdiv(n_elements, 2048)"}).
+  std::vector<std::vector<double>> axes(3 + arg_keys.size());
+  const json grid = spec.value("grid", json::object());
+  const char *names[3] = {"x", "y", "z"};
+  for (size_t a = 0; a < 3; ++a)
+    axes[a] = grid.contains(names[a]) ? expand_range(grid[names[a]], where + ".grid." + names[a]) : std::vector<double>{base_grid_[a]};
+  const json args = spec.value("args", json::object());
+  for (const auto &[key, r] : args.items()) {
+    auto it = std::find(arg_keys.begin(), arg_keys.end(), key);
+    if (it == arg_keys.end()) throw pb::sdk::InputError(where + ".args." + key + ": the kernel has no scalar argument '" + key + "'");
+  }
+  for (size_t k = 0; k < arg_keys.size(); ++k)
+    axes[3 + k] = args.contains(arg_keys[k]) ? expand_range(args[arg_keys[k]], where + ".args." + arg_keys[k])
+                                             : std::vector<double>{base_args[k]};
+  std::array<std::unique_ptr<SweepExpr>, 3> derived;
+  const json from = spec.value("grid_from", json::object());
+  auto index = [this](const std::string &name) {
+    auto it = std::find(arg_keys.begin(), arg_keys.end(), name);
+    return it == arg_keys.end() ? -1 : static_cast<int>(it - arg_keys.begin());
+  };
+  for (size_t a = 0; a < 3; ++a)
+    if (from.contains(names[a])) {
+      if (!from[names[a]].is_string()) throw pb::sdk::InputError(where + ".grid_from." + names[a] + ": expected an expression");
+      derived[a] = SweepExpr::compile(from[names[a]].get<std::string>(), index);
+      if (!derived[a])
+        throw pb::sdk::InputError(where + ".grid_from." + names[a] + ": cannot compile '" + from[names[a]].get<std::string>() +
+                                  "' (numbers, + - * / %, min, max, cdiv, floordiv and the kernel's scalar arguments)");
+      axes[a] = {0};
+    }
+  double count = 1;
+  for (const auto &axis : axes) count *= static_cast<double>(axis.size());
+  if (count > 1e8) throw pb::sdk::InputError(where + ": the spec expands to more than 1e8 configurations");
+  std::vector<size_t> pos(axes.size(), 0);
+  out.reserve(static_cast<size_t>(count));
+  while (true) {
+    SweepConfig c;
+    c.args.resize(arg_keys.size());
+    for (size_t k = 0; k < arg_keys.size(); ++k) c.args[k] = axes[3 + k][pos[3 + k]];
+    for (size_t a = 0; a < 3; ++a) c.grid[a] = derived[a] ? std::max(1.0, derived[a]->eval(c.args.data())) : axes[a][pos[a]];
+    out.push_back(std::move(c));
+    size_t d = 0;
+    for (; d < axes.size(); ++d) {
+      if (++pos[d] < axes[d].size()) break;
+      pos[d] = 0;
+    }
+    if (d == axes.size()) break;
+  }
+  return out;
+}
+
+json SweepModel::run(const std::vector<SweepConfig> &configs, std::optional<double> threshold, double factor) const {
+  std::vector<SweepResult> results;
+  results.reserve(configs.size());
+  size_t best = 0;
+  for (size_t idx = 0; idx < configs.size(); ++idx) {
+    results.push_back(evaluate(configs[idx]));
+    if (results[idx].bound < results[best].bound) best = idx;
+  }
+  json doc = pb::sdk::make_document(kSweepSchema);
+  doc["kernel"] = kernel;
+  json base_args_json = json::object();
+  for (size_t k = 0; k < arg_keys.size(); ++k) base_args_json[arg_keys[k]] = base_args[k];
+  doc["base"] = {{"grid", base_grid_}, {"args", base_args_json}};
+  doc["model"] = {{"varies", {"programs, waves and occupancy (grid)", "symbolic loop trip counts (scalar arguments)",
+                              "1-D mask tails of the form k*pid_x + i0 < arg"}},
+                  {"limitations", limitations},
+                  {"terms", {"grid_floor:cube", "grid_floor:vector", "grid_floor:gm_read", "grid_floor:gm_write", "memory"}}};
+  double cut = 0;
+  std::string rule;
+  if (!configs.empty()) {
+    cut = threshold ? *threshold : results[best].bound * factor;
+    rule = threshold ? "pruned when the bound exceeds the given threshold (a measured time: safe pruning)"
+                     : "pruned when the bound exceeds " + u::format_number(factor) + " x the best bound";
+    doc["best"] = {{"index", best}, {"bound", Time::known(results[best].bound).to_json()},
+                   {"binding", sweep_term_name(results[best].binding)}};
+  } else {
+    doc["best"] = {{"index", nullptr}, {"bound", Time::unknown("no configuration").to_json()}, {"binding", nullptr}};
+  }
+  doc["threshold"] = {{"value", configs.empty() ? json(nullptr) : json(cut)}, {"unit", "s"}, {"rule", rule}};
+  json list = json::array();
+  size_t pruned = 0;
+  for (size_t idx = 0; idx < configs.size(); ++idx) {
+    const SweepConfig &c = configs[idx];
+    const SweepResult &r = results[idx];
+    json args = json::object();
+    for (size_t k = 0; k < arg_keys.size(); ++k) args[arg_keys[k]] = c.args[k];
+    json terms = json::object();
+    for (int t = 0; t < kSweepTermCount; ++t) terms[sweep_term_name(t)] = r.terms[static_cast<size_t>(t)];
+    bool is_pruned = r.bound > cut;
+    pruned += is_pruned ? 1 : 0;
+    json entry{{"index", idx},
+               {"grid", {c.grid[0], c.grid[1], c.grid[2]}},
+               {"args", args},
+               {"bound", Time::known(r.bound).to_json()},
+               {"binding", sweep_term_name(r.binding)},
+               {"terms", terms},
+               {"partial", r.partial},
+               {"pruned", is_pruned}};
+    if (is_pruned) {
+      entry["pruned_by"] = sweep_term_name(r.binding);
+      entry["why"] = std::string(sweep_term_name(r.binding)) + " = " + human_seconds(r.terms[static_cast<size_t>(r.binding)]) +
+                     " > threshold " + human_seconds(cut) + " (best: config " + std::to_string(best) + ", " +
+                     human_seconds(results[best].bound) + " on " + sweep_term_name(results[best].binding) + ")";
+    } else {
+      entry["pruned_by"] = nullptr;
+    }
+    list.push_back(std::move(entry));
+  }
+  doc["configs"] = std::move(list);
+  doc["summary"] = {{"evaluated", configs.size()}, {"pruned", pruned}, {"kept", configs.size() - pruned}};
+  return doc;
+}
+
+//===----------------------------------------------------------------------===//
+// Node kind and command
+//===----------------------------------------------------------------------===//
+
+SweepNode::SweepNode(const pb::sdk::Params &params) {
+  configs_ = params.at("configs");
+  const json &t = params.raw().value("threshold_us", json());
+  if (t.is_number()) threshold_ = t.get<double>() * 1e-6;
+  factor_ = params.raw().value("factor", 1.5);
+}
+
+void SweepNode::run(pb::sdk::RunContext &ctx) {
+  Rates rates = Rates::from_profile(ctx.json_input("profile"), ctx.origin("profile"));
+  SweepModel model = SweepModel::build(ctx.json_input("dsl"), rates, ctx.origin("dsl"));
+  std::vector<SweepConfig> configs = model.expand(configs_, "node '" + ctx.node_id() + "' params.configs");
+  if (configs.empty()) throw pb::sdk::InputError("node '" + ctx.node_id() + "': params.configs names no configuration");
+  json doc = model.run(configs, threshold_, factor_);
+  doc["profile"] = rates.profile_name;
+  ctx.set_output("sweep", std::move(doc));
+}
+
+namespace {
+
+constexpr const char *kSweepHelp =
+    R"HELP(usage: perfbound sweep --dsl FACTS.json --configs SPEC.json [--profile NAME|DIR]
+                       [--threshold-us T] [--factor F] [--format json|text|md] [--out FILE]
+
+DSL-tier lower bounds of many launch configurations of one kernel, as an
+autotuner would ask, evaluated in closed form from the kernel's dsl_facts
+(perfbound.dsl_facts/1 of one launch; `perfbound run pipelines/bound_dsl.toml
+--out DIR` writes it as DIR/facts.json).
+
+SPEC is a list [{"grid": [x, y, z], "args": {"n_elements": 1024}}, ...] or a
+range spec {"grid": {"x": R}, "args": {"name": R}, "grid_from": {"x": "cdiv(n, 2048)"}}
+with R a number, a list, {"from": a, "to": b, "step": s} or {"from": a, "to": b, "mul": m}.
+A configuration is pruned when its bound exceeds --threshold-us (a measured
+time: safe pruning) or, without it, --factor x the best bound (default 1.5);
+a pruned configuration names the term that makes it slower.
+)HELP";
+
+}  // namespace
+
+namespace {
+int sweep_main(const pb::sdk::Host &host, const std::vector<std::string> &args);
+}  // namespace
+
+int sweep_command(const pb::sdk::Host &host, const std::vector<std::string> &args) {
+  // Errors are printed here: the host keeps a command's log to itself.
+  try {
+    return sweep_main(host, args);
+  } catch (const pb::sdk::InputError &e) {
+    std::cerr << "perfbound sweep: " << e.what() << "\n";
+    return 3;
+  } catch (const pb::sdk::InfraError &e) {
+    std::cerr << "perfbound sweep: " << e.what() << "\n";
+    return 5;
+  } catch (const pb::sdk::Error &e) {
+    std::cerr << "perfbound sweep: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception &e) {
+    std::cerr << "perfbound sweep: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+namespace {
+
+int sweep_main(const pb::sdk::Host &host, const std::vector<std::string> &args) {
+  std::string dsl_path, spec_path, profile = "ascend_910b3", format = "json", out_path;
+  std::optional<double> threshold;
+  double factor = 1.5;
+  auto number = [](const std::string &text, const char *name) {
+    char *end = nullptr;
+    double v = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || *end != '\0' || !(v > 0))
+      throw pb::sdk::Error(PB_ERR_INVALID_ARGUMENT, std::string(name) + ": expected a positive number, got '" + text + "'");
+    return v;
+  };
+  for (size_t idx = 1; idx < args.size(); ++idx) {
+    const std::string &a = args[idx];
+    auto value = [&](const char *name) -> std::string {
+      if (idx + 1 >= args.size()) throw pb::sdk::Error(PB_ERR_INVALID_ARGUMENT, std::string(name) + " needs a value");
+      return args[++idx];
+    };
+    if (a == "--help" || a == "-h") {
+      std::cout << kSweepHelp;
+      return 0;
+    }
+    if (a == "--dsl") dsl_path = value("--dsl");
+    else if (a == "--configs") spec_path = value("--configs");
+    else if (a == "--profile") profile = value("--profile");
+    else if (a == "--format") format = value("--format");
+    else if (a == "--out") out_path = value("--out");
+    else if (a == "--threshold-us") threshold = number(value("--threshold-us"), "--threshold-us") * 1e-6;
+    else if (a == "--factor") factor = number(value("--factor"), "--factor");
+    else {
+      std::cerr << "perfbound sweep: unknown option '" << a << "'\n" << kSweepHelp;
+      return 2;
+    }
+  }
+  if (dsl_path.empty() || spec_path.empty()) {
+    std::cerr << "perfbound sweep: --dsl and --configs are required\n" << kSweepHelp;
+    return 2;
+  }
+  if (format != "json" && format != "text" && format != "md") {
+    std::cerr << "perfbound sweep: --format must be json, text or md\n";
+    return 2;
+  }
+  auto read_json = [](const std::string &path) {
+    std::ifstream in(path);
+    if (!in) throw pb::sdk::InputError(path + ": cannot read the file");
+    json doc = json::parse(in, nullptr, false);
+    if (doc.is_discarded()) throw pb::sdk::InputError(path + ": not valid JSON");
+    return doc;
+  };
+  json dsl = read_json(dsl_path);
+  if (dsl.is_object() && dsl.value("schema", std::string()) != kDslSchema)
+    throw pb::sdk::InputError(dsl_path + ": expected a perfbound.dsl_facts/1 document (schema member is '" +
+                              dsl.value("schema", std::string("missing")) + "')");
+  json spec = read_json(spec_path);
+  const auto *ext = host.extension<pb_host_ext_profile>(PB_HOST_EXT_PROFILE);
+  if (ext == nullptr) throw pb::sdk::InfraError("the host offers no perfbound.host.profile/1 extension");
+  std::string profile_text;
+  pb_status st = ext->load(host.raw(), profile.c_str(),
+                           [](void *data, const char *text, size_t size) { static_cast<std::string *>(data)->append(text, size); },
+                           &profile_text);
+  if (st != PB_OK) throw pb::sdk::InputError("profile '" + profile + "' could not be loaded");
+  Rates rates = Rates::from_profile(json::parse(profile_text), "profile " + profile);
+  SweepModel model = SweepModel::build(dsl, rates, dsl_path);
+  std::vector<SweepConfig> configs = model.expand(spec, spec_path);
+  json doc = model.run(configs, threshold, factor);
+  doc["profile"] = rates.profile_name;
+  std::string text = format == "json" ? doc.dump(1) + "\n" : *render_document(kSweepSchema, doc, format);
+  if (out_path.empty()) {
+    std::cout << text;
+  } else {
+    std::ofstream out(out_path);
+    if (!out) throw pb::sdk::InputError(out_path + ": cannot write");
+    out << text;
+  }
+  return 0;
+}
+
+}  // namespace
+
+}  // namespace pb::models

@@ -1,0 +1,149 @@
+//===- sweep.hpp - DSL-tier bounds of many launch configurations ----------===//
+//
+// An autotuner asks the same question for many launches of one compiled
+// kernel: grids and scalar arguments change, the TTIR (block sizes are
+// constexpr) does not. The sweep compiles the dsl_facts of one launch into
+// a closed-form model once, then evaluates each configuration in a few
+// hundred nanoseconds:
+//
+//   varies with the launch            how
+//   programs, waves, occupancy        grid product, ceil(programs / slots)
+//   symbolic trip counts (K loops)    the loop's symbolic trip count, compiled
+//   1-D mask tails (n_elements)       offset = k*pid_x + i0 < arg: min(arg, P*k)
+//
+// Work the model cannot vary in closed form (per-program or data-dependent
+// loops, other masks, offsets that read arguments) is kept only for
+// configurations that agree with the base launch on everything it depends
+// on; otherwise it is dropped from that configuration's bound (a lower
+// bound stays a lower bound) and the configuration says so.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PERFBOUND_MODELS_SWEEP_HPP
+#define PERFBOUND_MODELS_SWEEP_HPP
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <perfbound/sdk/plugin.hpp>
+
+#include "rates.hpp"
+
+namespace pb::models {
+
+/// A compiled arithmetic expression over scalar arguments.
+class SweepExpr {
+ public:
+  /// Parses `text` with argument names resolved through `arg_index`
+  /// (returns -1 for unknown names); nullptr when it cannot be compiled.
+  static std::unique_ptr<SweepExpr> compile(const std::string &text,
+                                            const std::function<int(const std::string &)> &arg_index);
+  [[nodiscard]] double eval(const double *args) const;
+  [[nodiscard]] const std::vector<int> &args_used() const { return args_used_; }
+
+  struct Node {
+    enum Kind : unsigned char { Const, Arg, Add, Sub, Mul, Div, FloorDiv, CeilDiv, Rem, Min, Max, Neg } kind;
+    double value;
+    int a, b;
+  };
+
+ private:
+  std::vector<Node> nodes_;  // postorder; the root is last
+  std::vector<int> args_used_;
+  friend class SweepParser;
+};
+
+/// One launch configuration.
+struct SweepConfig {
+  std::array<double, 3> grid{1, 1, 1};
+  std::vector<double> args;  // by SweepModel::arg_keys
+};
+
+/// Terms the sweep evaluates, in this order.
+enum SweepTerm : int { kSweepCube = 0, kSweepVector, kSweepRead, kSweepWrite, kSweepMemory, kSweepTermCount };
+const char *sweep_term_name(int term);
+
+struct SweepResult {
+  double bound = 0;
+  int binding = 0;
+  std::array<double, kSweepTermCount> terms{};
+  bool partial = false;  // some work could not be varied and was dropped
+};
+
+class SweepModel {
+ public:
+  /// Compiles dsl_facts (one launch) and the profile's rates. Throws
+  /// pb::sdk::InputError naming `origin` on a malformed document.
+  static SweepModel build(const pb::sdk::json &dsl, const Rates &rates, const std::string &origin);
+
+  [[nodiscard]] SweepResult evaluate(const SweepConfig &config) const;
+  /// A config from {grid: [..], args: {key: value}}; missing args take the
+  /// base launch's values.
+  [[nodiscard]] SweepConfig config_from_json(const pb::sdk::json &value, const std::string &where) const;
+  /// Configurations from a list or a range spec (docs/model.md §8).
+  [[nodiscard]] std::vector<SweepConfig> expand(const pb::sdk::json &spec, const std::string &where) const;
+  /// The sweep document for `configs`; prune above `threshold` seconds when
+  /// given, else above `factor` x the best bound.
+  [[nodiscard]] pb::sdk::json run(const std::vector<SweepConfig> &configs, std::optional<double> threshold,
+                                  double factor) const;
+
+  std::vector<std::string> arg_keys;
+  std::vector<double> base_args;
+  std::string kernel;
+  std::vector<std::string> limitations;  // what the model cannot vary, with lines
+
+ private:
+  struct Loop {
+    std::unique_ptr<SweepExpr> trip;  // null: not varied
+    double base_trip = 1;
+    int parent = -1;
+    std::vector<int> depends;  // args the loop depends on (when not compiled)
+  };
+  struct Item {
+    int term = kSweepCube;
+    double work_per_exec = 0;   // FLOP or bytes per execution
+    double base_exec = 0;       // executions per program (min) at the base launch
+    int loop = -1;
+    double time_per_unit = 0;   // seconds per unit of work per block slot (1 / per-block rate)
+    // Bytes only:
+    bool contiguous_1d = false;  // offset k*pid_x + i0 masked by < arg
+    int bound_arg = -1;
+    double k = 0, elem_bytes = 0;
+    double base_unique = 0;      // unique bytes at the base launch (fallback)
+    bool fixed = false;          // cannot vary: kept only when the config equals the base
+    int arg = -1;                // pointer argument index (bytes)
+    bool counts_unique = false;  // contributes its bytes to the memory term
+    std::vector<int> depends;
+  };
+  std::vector<Loop> loops_;
+  std::vector<Item> items_;
+  double slots_ = 1, aiv_instances_ = 1;
+  double base_programs_ = 1;
+  std::array<double, 3> base_grid_{1, 1, 1};
+  double chip_bw_ = 0, block_bw_ = 0;  // B/s
+  double vector_flop_base_ = 0;        // seconds of vector work per program (block slot) at the base launch
+  int vector_depth_ = 0;
+
+  [[nodiscard]] double loop_ratio(int loop, const SweepConfig &c) const;
+  [[nodiscard]] bool same_as_base(const std::vector<int> &args, const SweepConfig &c) const;
+};
+
+/// The `sweep` node kind.
+class SweepNode : public pb::sdk::Node {
+ public:
+  explicit SweepNode(const pb::sdk::Params &params);
+  void run(pb::sdk::RunContext &ctx) override;
+
+ private:
+  pb::sdk::json configs_;
+  std::optional<double> threshold_;
+  double factor_ = 1.5;
+};
+
+/// `perfbound sweep` (see --help).
+int sweep_command(const pb::sdk::Host &host, const std::vector<std::string> &args);
+
+}  // namespace pb::models
+
+#endif  // PERFBOUND_MODELS_SWEEP_HPP

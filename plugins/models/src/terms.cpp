@@ -1,0 +1,875 @@
+//===- terms.cpp - the five bound terms, on the DSL and the HIVM tier -----===//
+#include "terms.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "formulas.hpp"
+
+namespace pb::models {
+
+const char *const kArgumentVectorLatency =
+    "A pipe_barrier[PIPE_V] between two vector instructions holds the second until the first has completed, so "
+    "the vector pipeline's drain latency is exposed once per barrier on the V pipe's own timeline, where no other "
+    "vector work can hide it. vector.head_latency (13 cycles, Huawei's tilesim pipeline model) is below what every "
+    "measurement shows per instruction: the vector microbenchmarks (calibration vector_*_fp16_rate) take 26-30 V-busy "
+    "cycles per 2-repeat instruction, i.e. at least 24 cycles of per-instruction latency beyond the repeats.";
+const char *const kArgumentPacketEfficiency =
+    "The calibrated efficiency eta(s) is the rate a copy kernel reached with s-byte transfers relative to its 64 KiB "
+    "rate. It is applied to the chip's peak (the fastest rate ever measured or specified, 1.37x the copy's own best), "
+    "at each DMA's full transfer size (eta interpolated upward between table points), and the resulting bandwidth is "
+    "never taken below the fastest sustained aggregate copy rate measured (calibration hbm_copy_aggregate_rate): no "
+    "measured kernel moved s-byte transfers faster than that.";
+const char *const kArgumentAsWritten =
+    "Counts one issued instruction per HIVM operation as the extractor writes it. The backend may fold casts and "
+    "strength-reduce address arithmetic, so this is an estimate chosen by the pipeline, not a guaranteed count.";
+const char *const kArgumentIssueRate =
+    "The scalar unit of a core issues every instruction (scalar, vector, DMA, synchronisation) in order, at most "
+    "issue_per_cycle per cycle (1 by default: single issue; ARCHITECTURE.md §5, MODEL_DESIGN §4).";
+
+namespace {
+
+using ClassTime = std::function<u::Seconds(double)>;
+
+/// The rate of one work class, with its typed time formula.
+struct ClassRate {
+  ClassTime time;  // empty when the rate is unknown
+  RateRecord record;
+  std::string unit;  // the work's unit
+};
+
+/// A class rate from a typed rate: `Work` at `R` must give a time
+/// (time_at refuses anything else at compile time).
+template <class Work, class R>
+ClassRate typed_rate(const Rate<R> &r, const char *unit) {
+  ClassRate out{nullptr, r.record, unit};
+  if (r.known()) {
+    R rate = *r.value;
+    out.time = [rate](double work) { return time_at(Work{work}, rate); };
+  }
+  return out;
+}
+
+ClassRate repeat_rate(const Rates &rates) { return typed_rate<u::Repeats>(rates.vector_repeats(), "repeat"); }
+ClassRate flop_rate(const Rate<u::FlopPerSecond> &r) { return typed_rate<u::Flop>(r, "FLOP"); }
+ClassRate byte_rate(const Rate<u::BytesPerSecond> &r) { return typed_rate<u::Bytes>(r, "B"); }
+
+RateRecord issue_record(const TermOptions &options, const Rates &rates) {
+  return {"instruction issue (per core)", options.issue_per_cycle * rates.clock.value(), "instruction/s",
+          RateKind::Theoretical, "parameter issue_per_cycle x profile:clock.frequency",
+          u::format_number(options.issue_per_cycle) + " instruction(s) per cycle", ""};
+}
+
+ClassRate instruction_rate(const TermOptions &options, const Rates &rates) {
+  ClassRate out{nullptr, issue_record(options, rates), "instruction"};
+  IssueRate rate{options.issue_per_cycle};
+  u::Hertz clock = rates.clock;
+  out.time = [rate, clock](double instructions) { return issue_time(instructions, rate, clock); };
+  return out;
+}
+
+/// Busy time of the busiest core of one type: the larger of
+///   waves x (per-block work / instances)           (pigeonhole on slots)
+///   (blocks x per-block work + dependent) / cores  (the mean core)
+/// summed over work classes at their rates.
+struct Busy {
+  double waves_form = 0;
+  double mean_form = 0;
+  json work = json::object();
+  json rates = json::array();
+  std::vector<NotCounted> missing;
+  std::vector<RateRecord> records;
+  [[nodiscard]] double seconds() const { return std::max(waves_form, mean_form); }
+  [[nodiscard]] bool counted() const { return !work.empty(); }
+};
+
+Busy busy_time(const std::map<std::string, Amount> &by_class, const std::function<ClassRate(const std::string &)> &rate_of,
+               const Schedule &s, double instances, const std::string &what) {
+  Busy busy;
+  for (const auto &[cls, amount] : by_class) {
+    double grid = amount.grid(s.blocks);
+    if (grid <= 0 && amount.uniform <= 0) continue;
+    ClassRate rate = rate_of(cls);
+    if (!rate.time) {
+      busy.missing.push_back({what + " " + cls, "no rate: " + rate.record.reason});
+      continue;
+    }
+    busy.waves_form += rate.time(s.waves * amount.uniform / instances).value();
+    busy.mean_form += rate.time(grid / (s.slots * instances)).value();
+    busy.work[cls] = {{"per_block_uniform", amount.uniform}, {"grid_dependent", amount.dependent}, {"grid_total", grid},
+                      {"unit", rate.unit}};
+    busy.records.push_back(rate.record);
+    json r = rate.record.to_json();
+    r["class"] = cls;
+    busy.rates.push_back(std::move(r));
+  }
+  return busy;
+}
+
+ComponentValue component_value(const std::string &core, const std::string &component, const Busy &busy) {
+  ComponentValue cv;
+  cv.core = core;
+  cv.component = component;
+  cv.value = Time::known(busy.seconds());
+  cv.strict_value = cv.value;
+  cv.work = busy.work;
+  cv.work["waves_form_s"] = busy.waves_form;
+  cv.work["mean_form_s"] = busy.mean_form;
+  cv.rate = busy.rates;
+  return cv;
+}
+
+json evidence_of(const std::vector<OpRef> &top, const std::string &origin, const std::string &what) {
+  json out = json::array();
+  for (const OpRef &ref : top) {
+    json e{{"file", origin}, {"line", ref.line}, {"op", ref.op}, {"per_block", ref.per_block}, {"what", what}};
+    if (!ref.loc.empty()) e["source"] = ref.loc;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+void absorb(Term &term, const Busy &busy) {
+  for (const RateRecord &r : busy.records) term.add_rate(r);
+  for (const NotCounted &n : busy.missing) term.not_counted.push_back(n);
+}
+
+void note_missing(Term &term, const HivmView &view) {
+  for (const Missing &m : view.missing) {
+    std::string lines;
+    for (int l : m.lines) lines += (lines.empty() ? "" : ", ") + std::to_string(l);
+    term.not_counted.push_back({m.what + " of " + std::to_string(m.ops) + " op(s) (first: " + m.first_op + ", lines " +
+                                    lines + ")",
+                                m.reason});
+  }
+}
+
+Term start(const std::string &name, const std::string &tier, const std::string &role) {
+  Term t;
+  t.name = name;
+  t.tier = tier;
+  t.role = role;
+  return t;
+}
+
+Schedule hivm_schedule(const HivmView &view, const Rates &rates) {
+  return make_schedule(*view.blocks, view.aic.present, view.aiv.present, view.aiv.instances, rates);
+}
+
+Term unknown_blocks(Term t, const HivmView &view) {
+  t.value = Time::unknown("block count unknown: " + view.blocks_reason);
+  t.strict_value = t.value;
+  return t;
+}
+
+//===----------------------------------------------------------------------===//
+// DSL facts
+//===----------------------------------------------------------------------===//
+
+/// A sound (lower or exact) figure of a dsl_facts quantity; nullopt for an
+/// unknown or an upper estimate (which must never feed a lower bound).
+std::optional<double> lower_value(const json &q) {
+  if (!q.is_object()) return std::nullopt;
+  auto v = q.find("value");
+  if (v == q.end() || !v->is_number()) return std::nullopt;
+  auto b = q.find("bound");
+  if (b != q.end() && b->is_string() && b->get<std::string>() == "upper") return std::nullopt;
+  return v->get<double>();
+}
+
+std::optional<double> lower_min(const json &dist) {
+  if (!dist.is_object()) return std::nullopt;
+  auto v = dist.find("min");
+  if (v == dist.end() || !v->is_number()) return std::nullopt;
+  auto b = dist.find("bound");
+  if (b != dist.end() && b->is_string() && b->get<std::string>() == "upper") return std::nullopt;
+  return v->get<double>();
+}
+
+std::string why_not(const json &q) {
+  if (!q.is_object()) return "missing";
+  if (q.contains("bound") && q["bound"] == "upper") return "an upper estimate (" + q.value("reason", std::string()) + ")";
+  return q.value("reason", std::string("unknown"));
+}
+
+const json &at(const json &doc, std::initializer_list<const char *> keys) {
+  static const json kNull;
+  const json *cur = &doc;
+  for (const char *k : keys) {
+    if (!cur->is_object() || !cur->contains(k)) return kNull;
+    cur = &(*cur)[k];
+  }
+  return *cur;
+}
+
+struct DslShape {
+  Schedule schedule;
+  std::string kernel;
+};
+
+DslShape dsl_shape(const json &dsl, const Rates &rates, const std::string &origin) {
+  const std::string where = origin + ": perfbound.dsl_facts/1";
+  DslShape shape;
+  const json &launch = pb::sdk::require(dsl, "launch", where);
+  double programs = pb::sdk::require_number(launch, "programs", where + ".launch");
+  std::string type = at(dsl, {"cores", "type"}).is_string() ? at(dsl, {"cores", "type"}).get<std::string>() : "aiv";
+  bool mix = type != "aiv";
+  shape.schedule = make_schedule(programs, mix, true, mix ? rates.aiv_per_aic : 1.0, rates);
+  shape.kernel = at(dsl, {"kernel", "name"}).is_string() ? at(dsl, {"kernel", "name"}).get<std::string>() : "";
+  return shape;
+}
+
+/// One resource of the DSL tier: work per program (sound minimum) and over
+/// the launch, at a per-block rate.
+struct DslResource {
+  std::string core, component, cls;
+  double per_program_min = 0;
+  double total = 0;
+  ClassRate rate;
+  double per_block_parallel = 1;  // cores of the block sharing the work (2 AIVs in a mix block)
+};
+
+void dsl_flop_resources(const json &dsl, const Rates &rates, const Schedule &s, std::vector<DslResource> &out,
+                        std::vector<NotCounted> &missing) {
+  auto add_group = [&](const json &group, bool cube, const std::string &label) {
+    if (!group.is_object()) return;
+    for (const auto &[key, entry] : group.items()) {
+      std::optional<double> total = lower_value(at(entry, {"total"}));
+      std::optional<double> per_program = lower_min(at(entry, {"per_program"}));
+      if (!total || !per_program) {
+        missing.push_back({label + " " + key, "not a sound figure: " + why_not(at(entry, {"total"}))});
+        continue;
+      }
+      DslResource r;
+      r.core = cube ? "aic" : "aiv";
+      r.component = cube ? "cube" : "vector";
+      r.cls = label == "vector" ? key : label + ":" + key;
+      r.per_program_min = *per_program;
+      r.total = *total;
+      r.rate = flop_rate(cube ? rates.cube(key) : rates.vector_flop(key));
+      r.per_block_parallel = cube ? 1.0 : s.aiv_instances;
+      out.push_back(std::move(r));
+    }
+  };
+  add_group(at(dsl, {"flop", "cube"}), true, "cube");
+  add_group(at(dsl, {"flop", "vector"}), false, "vector");
+  add_group(at(dsl, {"flop", "transcendental"}), false, "transcendental");
+  add_group(at(dsl, {"flop", "reduction"}), false, "reduction");
+  add_group(at(dsl, {"flop", "scan"}), false, "scan");
+}
+
+/// Sum of path rates (per block: every core of the block moving at once).
+ClassRate block_path_rate(const Rates &rates, const std::vector<std::pair<std::string, double>> &paths,
+                          const std::string &name) {
+  double sum = 0;
+  std::vector<std::string> sources;
+  for (const auto &[path, count] : paths) {
+    Rate<u::BytesPerSecond> r = rates.path(path);
+    if (!r.known()) {
+      RateRecord rec = r.record;
+      rec.name = name;
+      rec.reason = "path " + path + " unknown: " + r.record.reason;
+      return {nullptr, rec, "B"};
+    }
+    sum += count * r.value->value();
+    sources.push_back((count != 1 ? u::format_number(count) + " x " : std::string()) + r.record.source);
+  }
+  std::string joined;
+  for (const std::string &src : sources) joined += (joined.empty() ? "" : " + ") + src;
+  RateRecord rec{name, sum, "B/s", RateKind::Theoretical, joined, "per block: every core of the block moving at once", ""};
+  return byte_rate(Rate<u::BytesPerSecond>{u::BytesPerSecond{sum}, rec});
+}
+
+ClassRate read_rate(const Rates &rates, const Schedule &s) {
+  if (!s.mix) return block_path_rate(rates, {{"gm_to_ub", 1}}, "GM read path (block)");
+  return block_path_rate(rates, {{"gm_to_l1", 1}, {"gm_to_ub", s.aiv_instances}}, "GM read paths (block)");
+}
+
+ClassRate write_rate(const Rates &rates, const Schedule &s) {
+  if (!s.mix) return block_path_rate(rates, {{"ub_to_gm", 1}}, "GM write path (block)");
+  return block_path_rate(rates, {{"l0c_to_gm", 1}, {"ub_to_gm", s.aiv_instances}}, "GM write paths (block)");
+}
+
+void dsl_byte_resources(const json &dsl, const Rates &rates, const Schedule &s, std::vector<DslResource> &out,
+                        std::vector<NotCounted> &missing) {
+  for (const char *direction : {"read", "written"}) {
+    const json &dir = at(dsl, {"bytes", direction});
+    std::optional<double> total = lower_value(at(dir, {"unique_per_program_sum"}));
+    double per_program = 0;
+    bool ok = total.has_value();
+    if (dir.contains("by_arg") && dir["by_arg"].is_array())
+      for (const json &arg : dir["by_arg"]) {
+        std::optional<double> m = lower_min(at(arg, {"unique_per_program"}));
+        if (m) per_program += *m;
+      }
+    if (!ok) {
+      missing.push_back({std::string("bytes ") + direction, "not a sound figure: " + why_not(at(dir, {"unique_per_program_sum"}))});
+      continue;
+    }
+    if (*total <= 0) continue;
+    bool read = std::string(direction) == "read";
+    DslResource r;
+    r.core = s.mix ? "" : "aiv";
+    r.component = read ? "mte2" : "mte3";
+    r.cls = read ? "gm_read" : "gm_write";
+    r.per_program_min = per_program;
+    r.total = *total;
+    r.rate = read ? read_rate(rates, s) : write_rate(rates, s);
+    out.push_back(std::move(r));
+  }
+}
+
+/// waves x per-program / rate vs total / (slots x rate): the resource's
+/// busy time on the busiest block slot.
+std::pair<double, double> dsl_forms(const DslResource &r, const Schedule &s) {
+  double per_core_rate_scale = r.per_block_parallel;  // work split across the block's cores
+  double waves_form = r.rate.time(s.waves * r.per_program_min / per_core_rate_scale).value();
+  double mean_form = r.rate.time(r.total / (s.slots * per_core_rate_scale)).value();
+  return {waves_form, mean_form};
+}
+
+}  // namespace
+
+json Schedule::to_json() const {
+  return json{{"blocks", blocks},       {"slots", slots},         {"slot_kind", slot_kind},   {"waves", waves},
+              {"tail_wave_blocks", tail}, {"occupancy", occupancy}, {"mix", mix},
+              {"aiv_instances_per_block", aiv_instances}};
+}
+
+Schedule make_schedule(double blocks, bool has_aic, bool has_aiv, double aiv_instances, const Rates &rates) {
+  Schedule s;
+  s.blocks = blocks;
+  s.mix = has_aic && has_aiv;
+  s.slots = has_aic ? rates.cores_aic : rates.cores_aiv;
+  s.slot_kind = has_aic ? "aic" : "aiv";
+  s.aiv_instances = s.mix ? aiv_instances : 1.0;
+  s.waves = blocks > 0 ? waves(blocks, s.slots) : 0;
+  s.tail = blocks > 0 ? blocks - (s.waves - 1) * s.slots : 0;
+  s.occupancy = s.waves > 0 ? blocks / (s.waves * s.slots) : 0;
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// grid_floor
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Fills a grid-floor term from resources (shared by both tiers).
+void grid_from_resources(Term &t, const std::vector<DslResource> &resources, const Schedule &s, double load_balance_info) {
+  // Group classes into the binding resources: cube FLOP, vector FLOP, read
+  // bytes, write bytes. Each resource's time is the sum over its classes.
+  struct Group {
+    double waves_form = 0, mean_form = 0, total = 0;
+    std::string core, component, unit;
+    json classes = json::object();
+  };
+  std::map<std::string, Group> groups;
+  for (const DslResource &r : resources) {
+    if (!r.rate.time) {
+      t.not_counted.push_back({r.cls, "no rate: " + r.rate.record.reason});
+      continue;
+    }
+    auto [waves_form, mean_form] = dsl_forms(r, s);
+    std::string key = r.component == "cube" ? "cube FLOP" : r.component == "vector" ? "vector FLOP"
+                      : r.component == "mte2"  ? "GM read bytes"
+                                               : "GM write bytes";
+    Group &g = groups[key];
+    g.waves_form += waves_form;
+    g.mean_form += mean_form;
+    g.total += r.total;
+    g.core = r.core;
+    g.component = r.component;
+    g.unit = r.rate.unit;
+    g.classes[r.cls] = {{"total", r.total}, {"per_block_min", r.per_program_min}, {"rate", r.rate.record.to_json()}};
+    t.add_rate(r.rate.record);
+  }
+  for (const auto &[key, g] : groups) {
+    double seconds = std::max(g.waves_form, g.mean_form);
+    // The formula's pieces: occupancy from the waves, i_binding the
+    // weighted harmonic mean of the class rates per block slot, and the
+    // load balance for which total / (n x occ x lb x I) equals the sound
+    // value (1 when every block does the same work and the waves bind).
+    double i_binding = g.total / (g.mean_form * s.slots);
+    double load_balance = g.mean_form / (s.occupancy * seconds);
+    double formula = g.unit == "FLOP"
+                         ? grid_floor(u::Flop{g.total}, 1.0, s.slots, s.occupancy, load_balance, u::FlopPerSecond{i_binding}).value()
+                     : g.unit == "B"
+                         ? grid_floor(u::Bytes{g.total}, 1.0, s.slots, s.occupancy, load_balance, u::BytesPerSecond{i_binding}).value()
+                         : seconds;
+    ComponentValue cv;
+    cv.core = g.core;
+    cv.component = g.component;
+    cv.value = Time::known(seconds);
+    cv.strict_value = cv.value;
+    cv.work = {{"resource", key},
+               {"total_work", g.total},
+               {"unit", g.unit},
+               {"redundancy", 1.0},
+               {"n_cores", s.slots},
+               {"occupancy", s.occupancy},
+               {"load_balance", load_balance},
+               {"i_binding", i_binding},
+               {"i_binding_unit", g.unit + "/s per block slot (weighted harmonic mean over classes)"},
+               {"classes", g.classes},
+               {"waves_form_s", g.waves_form},
+               {"mean_form_s", g.mean_form},
+               {"formula_s", formula}};
+    if (load_balance_info >= 0) cv.work["load_balance_round_robin"] = load_balance_info;
+    t.per_component.push_back(std::move(cv));
+  }
+  t.schedule = s.to_json();
+  t.formula = "T_grid = total_work x redundancy / (n_cores x occupancy x load_balance x i_binding), per resource; "
+              "binding = the largest (bytes with B/s, FLOP with FLOP/s)";
+  t.settle();
+}
+
+}  // namespace
+
+Term grid_floor_dsl(const json &dsl, const Rates &rates, const TermOptions &, const std::string &origin) {
+  Term t = start("grid_floor", "dsl", "floor");
+  DslShape shape = dsl_shape(dsl, rates, origin);
+  std::vector<DslResource> resources;
+  dsl_flop_resources(dsl, rates, shape.schedule, resources, t.not_counted);
+  dsl_byte_resources(dsl, rates, shape.schedule, resources, t.not_counted);
+  double lb = -1;
+  if (std::optional<double> v = lower_value(at(dsl, {"schedule", "load_balance", "flop"}))) lb = *v;
+  grid_from_resources(t, resources, shape.schedule, lb);
+  return t;
+}
+
+Term grid_floor_hivm(const HivmView &view, const Rates &rates, const TermOptions &) {
+  Term t = start("grid_floor", "hivm", "floor");
+  if (!view.blocks) return unknown_blocks(t, view);
+  Schedule s = hivm_schedule(view, rates);
+  std::vector<DslResource> resources;
+  auto add = [&](const std::string &core, const std::string &component, const std::string &cls, const Amount &a,
+                 ClassRate rate, double parallel) {
+    if (a.grid(s.blocks) <= 0) return;
+    DslResource r;
+    r.core = core;
+    r.component = component;
+    r.cls = cls;
+    r.per_program_min = a.uniform;
+    r.total = a.grid(s.blocks);
+    r.rate = std::move(rate);
+    r.per_block_parallel = parallel;
+    resources.push_back(std::move(r));
+  };
+  if (const ComponentWork *cube = view.find("aic", "cube"))
+    for (const auto &[dtype, a] : cube->by_class) add("aic", "cube", "cube:" + dtype, a, flop_rate(rates.cube(dtype)), 1.0);
+  for (const auto &[dtype, a] : view.vector_flop)
+    add("aiv", "vector", dtype, a, flop_rate(rates.vector_flop(dtype)), s.aiv_instances);
+  Amount read, write;
+  for (const Transfer &tr : view.transfers) (tr.write ? write : read).add(tr.bytes);
+  add(s.mix ? "" : "aiv", "mte2", "gm_read", read, read_rate(rates, s), 1.0);
+  add(s.mix ? "" : "aiv", "mte3", "gm_write", write, write_rate(rates, s), 1.0);
+  grid_from_resources(t, resources, s, -1);
+  note_missing(t, view);
+  return t;
+}
+
+//===----------------------------------------------------------------------===//
+// component_floor
+//===----------------------------------------------------------------------===//
+
+Term component_floor_dsl(const json &dsl, const Rates &rates, const TermOptions &, const std::string &origin) {
+  Term t = start("component_floor", "dsl", "floor");
+  DslShape shape = dsl_shape(dsl, rates, origin);
+  const Schedule &s = shape.schedule;
+  std::vector<DslResource> resources;
+  dsl_flop_resources(dsl, rates, s, resources, t.not_counted);
+  dsl_byte_resources(dsl, rates, s, resources, t.not_counted);
+  // One entry per (core, component), classes summed at their own rates
+  // (the weighted harmonic mean of the per-class rates).
+  std::map<std::string, ComponentValue> entries;
+  std::map<std::string, std::pair<double, double>> forms;
+  for (const DslResource &r : resources) {
+    if (!r.rate.time) {
+      t.not_counted.push_back({r.cls, "no rate: " + r.rate.record.reason});
+      continue;
+    }
+    auto [waves_form, mean_form] = dsl_forms(r, s);
+    std::string key = r.core + "." + r.component;
+    ComponentValue &cv = entries[key];
+    cv.core = r.core;
+    cv.component = r.component;
+    forms[key].first += waves_form;
+    forms[key].second += mean_form;
+    cv.work[r.cls] = {{"per_block_min", r.per_program_min}, {"grid_total", r.total}, {"unit", r.rate.unit},
+                      {"cores_sharing_a_block", r.per_block_parallel}};
+    if (cv.rate.is_null()) cv.rate = json::array();
+    cv.rate.push_back(r.rate.record.to_json());
+    t.add_rate(r.rate.record);
+  }
+  for (auto &[key, cv] : entries) {
+    double seconds = std::max(forms[key].first, forms[key].second);
+    cv.value = Time::known(seconds);
+    cv.strict_value = cv.value;
+    cv.work["waves_form_s"] = forms[key].first;
+    cv.work["mean_form_s"] = forms[key].second;
+    t.per_component.push_back(cv);
+  }
+  t.schedule = s.to_json();
+  t.formula = "T_core = max_c O_c / I_c on the busiest core: max(waves x O_c,block, O_c,grid / cores) / I_c, "
+              "I_c the weighted harmonic mean of the class rates";
+  t.settle();
+  return t;
+}
+
+Term component_floor_hivm(const HivmView &view, const Rates &rates, const TermOptions &options) {
+  Term t = start("component_floor", "hivm", "floor");
+  if (!view.blocks) return unknown_blocks(t, view);
+  Schedule s = hivm_schedule(view, rates);
+  for (const auto &[key, cw] : view.components) {
+    const std::string &component = cw.component;
+    std::function<ClassRate(const std::string &)> rate_of;
+    if (component == "vector") {
+      rate_of = [&](const std::string &cls) {
+        if (cls.rfind("bytes:", 0) == 0) return byte_rate(rates.path(cls.substr(6)));
+        return repeat_rate(rates);
+      };
+    } else if (component == "cube") {
+      rate_of = [&](const std::string &dtype) { return flop_rate(rates.cube(dtype)); };
+    } else if (component == "scalar") {
+      rate_of = [&](const std::string &) { return instruction_rate(options, rates); };
+    } else {
+      rate_of = [&](const std::string &path) { return byte_rate(rates.path(path)); };
+    }
+    Busy busy = busy_time(cw.by_class, rate_of, s, s.instances(cw.core), cw.core + "." + component);
+    absorb(t, busy);
+    if (!busy.counted()) continue;
+    ComponentValue cv = component_value(cw.core, component, busy);
+    if (component == "scalar")
+      cv.work["counted"] = "instructions that must exist: one per scalar memory access and per HIVM scalar op";
+    t.per_component.push_back(std::move(cv));
+    for (const json &e : evidence_of(cw.top, view.origin, key)) t.evidence.push_back(e);
+  }
+  if (!options.instruction_count.empty() && options.issue_per_cycle > 0)
+    t.add_rate(issue_record(options, rates), "bound", kArgumentIssueRate);
+  note_missing(t, view);
+  t.schedule = s.to_json();
+  t.formula = "T_core = max over (core, component) of the busiest core's busy time: max(waves x O_block / instances, "
+              "O_grid / cores) / I_c, I_c the weighted harmonic mean of the per-class rates";
+  t.settle();
+  return t;
+}
+
+//===----------------------------------------------------------------------===//
+// memory
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct MemoryRates {
+  std::optional<double> chip;       // B/s
+  std::optional<double> per_block;  // B/s, every core of a block moving at once
+  double active_blocks = 0;
+  RateRecord chip_record, block_record;
+};
+
+MemoryRates memory_rates(const Rates &rates, const Schedule &s) {
+  MemoryRates m;
+  m.chip_record = rates.hbm().record;
+  if (rates.hbm().known()) m.chip = rates.hbm().value->value();
+  ClassRate r = read_rate(rates, s), w = write_rate(rates, s);
+  if (r.record.value && w.record.value) {
+    m.per_block = *r.record.value + *w.record.value;
+    m.block_record = {"GM paths per block (read + write)", m.per_block, "B/s", RateKind::Theoretical,
+                      r.record.source + " + " + w.record.source, "", ""};
+  } else {
+    m.block_record = r.record.value ? w.record : r.record;
+  }
+  m.active_blocks = std::min(s.blocks, s.slots);
+  return m;
+}
+
+}  // namespace
+
+Term memory_dsl(const json &dsl, const Rates &rates, const TermOptions &, const std::string &origin) {
+  Term t = start("memory", "dsl", "floor");
+  DslShape shape = dsl_shape(dsl, rates, origin);
+  const Schedule &s = shape.schedule;
+  const json &unique = at(dsl, {"bytes", "unique_total"});
+  std::optional<double> bytes = lower_value(unique);
+  t.schedule = s.to_json();
+  t.formula = "T_mem = unique GM bytes / min(active blocks x per-block path rate, chip HBM peak)";
+  if (!bytes) {
+    t.value = Time::unknown("unique GM bytes are not a sound figure: " + why_not(unique));
+    t.strict_value = t.value;
+    return t;
+  }
+  MemoryRates m = memory_rates(rates, s);
+  if (!m.chip) {
+    t.value = Time::unknown("no HBM bandwidth: " + m.chip_record.reason);
+    t.strict_value = t.value;
+    return t;
+  }
+  double bw = m.per_block ? occupancy_bandwidth(m.active_blocks, u::BytesPerSecond{*m.per_block},
+                                                u::BytesPerSecond{*m.chip}, 1.0)
+                                .value()
+                          : *m.chip;
+  ComponentValue cv;
+  cv.component = "hbm";
+  cv.value = Time::known(memory_time(u::Bytes{*bytes}, u::BytesPerSecond{bw}).value());
+  cv.strict_value = cv.value;
+  cv.work = {{"bytes", *bytes},
+             {"bytes_exact", unique.value("exact", false)},
+             {"read_unique", lower_value(at(dsl, {"bytes", "read", "unique_total"})).value_or(0)},
+             {"written_unique", lower_value(at(dsl, {"bytes", "written", "unique_total"})).value_or(0)},
+             {"active_blocks", m.active_blocks},
+             {"bandwidth", bw},
+             {"packet_efficiency", "not applied on the DSL tier: transfer sizes are the compiler's choice"}};
+  t.add_rate(m.chip_record);
+  if (m.per_block) t.add_rate(m.block_record);
+  t.per_component.push_back(cv);
+  t.not_counted.push_back({"L2 hits", "the term assumes the unique bytes cross HBM (cold L2); the l2_memory term models "
+                                      "L2-resident data"});
+  t.settle();
+  return t;
+}
+
+Term memory_hivm(const HivmView &view, const Rates &rates, const TermOptions &options) {
+  Term t = start("memory", "hivm", "floor");
+  if (!view.blocks) return unknown_blocks(t, view);
+  Schedule s = hivm_schedule(view, rates);
+  t.schedule = s.to_json();
+  t.formula = "T_mem = sum over transfer sizes s of bytes_s / min(active x per-block paths, max(eta(s) x chip peak, "
+              "fastest sustained copy)); strict value: eta = 1";
+  MemoryRates m = memory_rates(rates, s);
+  if (!m.chip) {
+    t.value = Time::unknown("no HBM bandwidth: " + m.chip_record.reason);
+    t.strict_value = t.value;
+    return t;
+  }
+  double base = m.per_block ? std::min(m.active_blocks * *m.per_block, *m.chip) : *m.chip;
+  bool use_eta = options.packet_efficiency == "transfer" && rates.packet_efficiency().has_value();
+  double read_bytes = 0, write_bytes = 0, strict_seconds = 0, argued_seconds = 0;
+  std::map<double, double> by_size;  // transfer size -> grid bytes
+  std::map<std::string, double> left_out;  // GM buffer kind -> grid bytes not counted
+  for (const Transfer &tr : view.transfers) {
+    double grid = tr.bytes.grid(s.blocks);
+    // Only kernel arguments are HBM traffic for sure: a workspace (GM
+    // scratch between the cube and vector halves) is small and reused, so
+    // it may be served by the L2 at a rate no profile gives.
+    if (tr.gm_buffer != "arg") {
+      left_out[tr.gm_buffer] += grid;
+      continue;
+    }
+    (tr.write ? write_bytes : read_bytes) += grid;
+    by_size[tr.transfer_bytes] += grid;
+  }
+  for (const auto &[kind, bytes] : left_out)
+    t.not_counted.push_back({u::format_number(bytes) + " B of DMA traffic to GM " + kind + " buffers",
+                             kind == "workspace" ? "workspace scratch is small and reused: it may stay in L2, whose rate the "
+                                                   "profile does not give (the MTE components still count it)"
+                                                 : "the GM side is not a kernel argument: it may not reach HBM"});
+  double total = read_bytes + write_bytes;
+  strict_seconds = memory_time(u::Bytes{total}, u::BytesPerSecond{base}).value();
+  // The fastest sustained aggregate copy rate: eta never takes the
+  // bandwidth below it (kArgumentPacketEfficiency).
+  const Rate<u::BytesPerSecond> &copy = rates.copy_aggregate();
+  double copy_floor = copy.known() ? copy.value->value() : 0.0;
+  json sizes = json::array();
+  double min_eta = 1.0;
+  for (const auto &[size, bytes] : by_size) {
+    double eta = use_eta ? rates.packet_efficiency()->upper(size) : 1.0;
+    double bw = std::min(base, std::max(eta * *m.chip, copy_floor));
+    bw = std::min(bw, base);
+    min_eta = std::min(min_eta, eta);
+    argued_seconds += memory_time(u::Bytes{bytes}, u::BytesPerSecond{bw}).value();
+    sizes.push_back({{"transfer_bytes", size}, {"bytes", bytes}, {"eta", eta}, {"bandwidth", bw}});
+  }
+  ComponentValue cv;
+  cv.component = "hbm";
+  cv.strict_value = Time::known(strict_seconds);
+  cv.value = Time::known(use_eta ? argued_seconds : strict_seconds);
+  cv.assurance = use_eta && argued_seconds > strict_seconds ? Assurance::Argued : Assurance::Strict;
+  double left_out_bytes = 0;
+  for (const auto &[kind, bytes] : left_out) left_out_bytes += bytes;
+  cv.work = {{"bytes", total},          {"read_bytes", read_bytes}, {"write_bytes", write_bytes},
+             {"not_hbm_bytes", left_out_bytes},
+             {"active_blocks", m.active_blocks}, {"bandwidth_peak", base}, {"by_transfer_size", sizes}};
+  t.add_rate(m.chip_record);
+  if (m.per_block) t.add_rate(m.block_record);
+  if (use_eta) {
+    t.add_rate(rates.packet_efficiency()->record, cv.assurance == Assurance::Argued ? "argued" : "bound",
+               kArgumentPacketEfficiency);
+    if (copy.known()) t.add_rate(copy.record, "argued", kArgumentPacketEfficiency);
+  }
+  t.per_component.push_back(cv);
+  for (const Transfer &tr : view.transfers)
+    if (t.evidence.size() < 12)
+      t.evidence.push_back({{"file", view.origin}, {"line", tr.line}, {"path", tr.path}, {"core", tr.core},
+                            {"transfer_bytes", tr.transfer_bytes}, {"packet_bytes", tr.packet_bytes},
+                            {"per_block", tr.bytes.uniform}});
+  t.not_counted.push_back({"L2 hits", "the term assumes DMA bytes cross HBM (cold L2); the l2_memory term models "
+                                      "L2-resident data"});
+  t.not_counted.push_back({"scalar GM loads", "element-by-element memref.load from GM goes through the scalar data "
+                                              "cache; its traffic is not counted"});
+  note_missing(t, view);
+  t.settle();
+  return t;
+}
+
+//===----------------------------------------------------------------------===//
+// serialization (additive)
+//===----------------------------------------------------------------------===//
+
+Term serialization_hivm(const HivmView &view, const Rates &rates, const TermOptions &options) {
+  Term t = start("serialization", "hivm", "additive");
+  if (!view.blocks) return unknown_blocks(t, view);
+  Schedule s = hivm_schedule(view, rates);
+  t.schedule = s.to_json();
+  t.formula = "T_serial = sum over barriers of exposed latency on their pipe (per busiest core) + |E_mandatory| x "
+              "handoff_cycles / f_clk over distinct mandatory cross-core component edges";
+  // 1. Exposed vector latency per pipe_barrier[PIPE_V] with vector work on
+  // both sides (mandatory or avoidable; redundant, prologue and epilogue
+  // barriers expose nothing more).
+  double v_barriers = 0;
+  json barrier_lines = json::array();
+  for (const BarrierStats &b : view.barriers) {
+    if (b.core != "aiv" || b.pipe != "V") continue;
+    if (b.kind != "mandatory" && b.kind != "avoidable") continue;
+    v_barriers += b.executions.uniform;
+    for (int l : b.lines) barrier_lines.push_back(l);
+  }
+  const Rate<u::Cycles> &latency = rates.vector_latency();
+  if (v_barriers > 0) {
+    ComponentValue cv;
+    cv.core = "aiv";
+    cv.component = "vector";
+    cv.strict_value = Time::known(0);
+    cv.work = {{"pipe_barrier_v_per_block", v_barriers}, {"lines", barrier_lines}};
+    if (options.vector_barrier_latency == "none") {
+      cv.value = Time::known(0);
+      cv.work["latency"] = "not used (vector_barrier_latency = none)";
+    } else if (!latency.known()) {
+      cv.value = Time::known(0);
+      t.not_counted.push_back({"exposed vector latency per barrier", latency.record.reason});
+    } else {
+      // Mean form (blocks x per-block / cores): always sound to add to the
+      // component floor (docs/model.md §4).
+      double cycles_per_core = v_barriers * s.blocks / (s.slots * s.aiv_instances) * latency.value->value();
+      cv.value = Time::known(time_at(u::Cycles{cycles_per_core}, rates.clock).value());
+      cv.assurance = Assurance::Argued;
+      cv.work["latency_cycles"] = latency.value->value();
+      cv.work["cycles_on_busiest_core"] = cycles_per_core;
+      cv.rate = latency.record.to_json();
+      t.add_rate(latency.record, "argued", kArgumentVectorLatency);
+    }
+    t.per_component.push_back(std::move(cv));
+  }
+  // 2. Distinct mandatory cross-core handoffs (diagnostic: the calibrated
+  // intercept includes a MIX launch and teardown).
+  std::optional<double> handoff = options.handoff_cycles;
+  if (!handoff && rates.handoff().known()) handoff = rates.handoff().value->value();
+  std::map<std::string, std::vector<const EdgeInfo *>> by_consumer;
+  for (const EdgeInfo &e : view.edges)
+    if (e.mandatory && e.cross_core) by_consumer[e.consumer].push_back(&e);
+  for (const auto &[consumer, edges] : by_consumer) {
+    ComponentValue cv;
+    size_t dot = consumer.find('.');
+    cv.core = dot == std::string::npos ? "" : consumer.substr(0, dot);
+    cv.component = dot == std::string::npos ? consumer : consumer.substr(dot + 1);
+    cv.assurance = Assurance::Diagnostic;
+    cv.strict_value = Time::known(0);
+    json list = json::array();
+    for (const EdgeInfo *e : edges)
+      list.push_back({{"producer", e->producer}, {"consumer", e->consumer}, {"multiplicity_per_block", e->multiplicity},
+                      {"lines", e->lines}});
+    cv.work = {{"distinct_mandatory_edges", edges.size()}, {"edges", list}};
+    if (handoff) {
+      cv.value = Time::known(serialization_time(static_cast<double>(edges.size()), u::Cycles{*handoff}, rates.clock).value());
+      cv.work["handoff_cycles"] = *handoff;
+    } else {
+      cv.value = Time::unknown("no handoff cost: " + rates.handoff().record.reason);
+    }
+    t.per_component.push_back(std::move(cv));
+  }
+  if (!by_consumer.empty()) {
+    if (options.handoff_cycles) {
+      t.add_rate({"mandatory handoff", *options.handoff_cycles, "cycle", RateKind::Sustained, "parameter handoff_cycles",
+                  "", ""},
+                 "diagnostic");
+    } else {
+      t.add_rate(rates.handoff().record, "diagnostic");
+    }
+  }
+  for (const BarrierStats &b : view.barriers)
+    if (b.pipe != "V" && (b.kind == "mandatory" || b.kind == "avoidable") && b.executions.uniform > 0)
+      t.not_counted.push_back({"pipe_barrier[" + b.pipe + "] on " + b.core + " (" + b.kind + ", " +
+                                   u::format_number(b.executions.uniform) + " per block)",
+                               "no sound per-barrier latency for this pipe"});
+  t.settle();
+  if (!t.value.seconds && t.per_component.empty()) {
+    t.value = Time::known(0);
+    t.strict_value = Time::known(0);
+    t.not_counted.push_back({"serialization", "no vector barrier and no mandatory cross-core edge"});
+  }
+  return t;
+}
+
+//===----------------------------------------------------------------------===//
+// issue_floor
+//===----------------------------------------------------------------------===//
+
+Term issue_floor_hivm(const HivmView &view, const Rates &rates, const TermOptions &options) {
+  Term t = start("issue_floor", "hivm", "floor");
+  if (!view.blocks) return unknown_blocks(t, view);
+  Schedule s = hivm_schedule(view, rates);
+  t.schedule = s.to_json();
+  bool as_written = options.instruction_count == "as_written";
+  t.formula = "T_issue = max over core types of the busiest core's issued instructions / (issue_per_cycle x f_clk)";
+  ClassRate rate = instruction_rate(options, rates);
+  for (const char *core : {"aic", "aiv"}) {
+    auto g = view.issued_guaranteed.find(core);
+    auto w = view.issued_as_written.find(core);
+    if (g == view.issued_guaranteed.end() && w == view.issued_as_written.end()) continue;
+    Amount guaranteed = g != view.issued_guaranteed.end() ? g->second : Amount{};
+    Amount written = w != view.issued_as_written.end() ? w->second : Amount{};
+    double instances = s.instances(core);
+    auto seconds = [&](const Amount &a) {
+      double waves_form = rate.time(s.waves * a.uniform / instances).value();
+      double mean_form = rate.time(a.grid(s.blocks) / (s.slots * instances)).value();
+      return std::max(waves_form, mean_form);
+    };
+    ComponentValue cv;
+    cv.core = core;
+    cv.component = "scalar";
+    double strict = seconds(guaranteed);
+    double estimate = seconds(written);
+    cv.strict_value = Time::known(strict);
+    cv.value = Time::known(as_written ? std::max(strict, estimate) : strict);
+    cv.assurance = as_written && estimate > strict ? Assurance::Argued : Assurance::Strict;
+    auto scalar = view.scalar_as_written.find(core);
+    cv.work = {{"issued_guaranteed_per_block", guaranteed.uniform},
+               {"issued_guaranteed_grid_dependent", guaranteed.dependent},
+               {"issued_as_written_per_block", written.uniform},
+               {"issued_as_written_grid_dependent", written.dependent},
+               {"scalar_as_written_per_block", scalar != view.scalar_as_written.end() ? scalar->second.uniform : 0.0},
+               {"as_written_s", estimate},
+               {"instances_per_block", instances},
+               {"counted", as_written ? "every instruction as the IR writes it (argued)"
+                                      : "instructions that must exist: vector/DMA/cube/sync instructions, one per "
+                                        "scalar memory access, one per HIVM scalar op; casts, index arithmetic, "
+                                        "address views and loop control are left out (the backend may fold them)"}};
+    cv.rate = rate.record.to_json();
+    t.per_component.push_back(std::move(cv));
+    auto top = view.issue_top.find(core);
+    if (top != view.issue_top.end())
+      for (const json &e : evidence_of(top->second, view.origin, std::string(core) + " scalar memory access"))
+        t.evidence.push_back(e);
+  }
+  t.add_rate(rate.record, "bound", kArgumentIssueRate);
+  if (as_written)
+    t.add_rate({"instruction count model", std::nullopt, "instruction", RateKind::Sustained,
+                "parameter instruction_count = as_written", "", "a count model, not a rate"},
+               "argued", kArgumentAsWritten);
+  note_missing(t, view);
+  t.settle();
+  return t;
+}
+
+}  // namespace pb::models

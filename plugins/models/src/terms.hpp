@@ -1,0 +1,76 @@
+//===- terms.hpp - the five bound terms, on the DSL and the HIVM tier -----===//
+//
+//   term             DSL tier (dsl_facts)        HIVM tier (hivm_program)
+//   grid_floor       yes                         yes
+//   component_floor  yes (cube, vector, MTE)     yes (every pipe of every core)
+//   memory           yes (unique bytes, no eta)  yes (DMA bytes, eta by transfer)
+//   serialization    no (the DSL has no syncs)   yes (additive)
+//   issue_floor      no (issue is compiled)      yes
+//
+// Formulas, rates and the argument for each: docs/model.md §3.
+//
+//===----------------------------------------------------------------------===//
+#ifndef PERFBOUND_MODELS_TERMS_HPP
+#define PERFBOUND_MODELS_TERMS_HPP
+
+#include <optional>
+#include <string>
+
+#include "hivm_view.hpp"
+#include "rates.hpp"
+#include "term.hpp"
+
+namespace pb::models {
+
+struct TermOptions {
+  /// memory: "transfer" applies the calibrated packet efficiency at each
+  /// DMA's size (argued); "none" uses the peak alone (strict).
+  std::string packet_efficiency = "transfer";
+  /// serialization: "head_latency" exposes vector.head_latency per
+  /// pipe_barrier[PIPE_V] between vector work (argued); "none" does not.
+  std::string vector_barrier_latency = "head_latency";
+  /// serialization: cycles per mandatory cross-core handoff; nullopt = the
+  /// calibration's mandatory_handoff_intercept (diagnostic either way).
+  std::optional<double> handoff_cycles;
+  /// issue_floor: instructions issued per cycle per core.
+  double issue_per_cycle = 1.0;
+  /// issue_floor: "guaranteed" counts only instructions the backend cannot
+  /// remove (strict); "as_written" counts every IR op (argued).
+  std::string instruction_count = "guaranteed";
+};
+
+/// Launch schedule of blocks over cores.
+struct Schedule {
+  double blocks = 0;
+  double slots = 0;          // blocks in flight (AIVs, or AICs for mix/cube kernels)
+  double waves = 0;
+  double tail = 0;           // blocks in the last wave
+  double occupancy = 0;      // blocks / (waves x slots)
+  bool mix = false;
+  double aic_instances = 1;  // core instances per block
+  double aiv_instances = 1;
+  std::string slot_kind;     // "aiv" or "aic"
+  [[nodiscard]] json to_json() const;
+  [[nodiscard]] double instances(const std::string &core) const { return core == "aic" ? aic_instances : aiv_instances; }
+};
+
+Schedule make_schedule(double blocks, bool has_aic, bool has_aiv, double aiv_instances, const Rates &rates);
+
+Term grid_floor_dsl(const json &dsl, const Rates &rates, const TermOptions &options, const std::string &origin);
+Term grid_floor_hivm(const HivmView &view, const Rates &rates, const TermOptions &options);
+Term component_floor_dsl(const json &dsl, const Rates &rates, const TermOptions &options, const std::string &origin);
+Term component_floor_hivm(const HivmView &view, const Rates &rates, const TermOptions &options);
+Term memory_dsl(const json &dsl, const Rates &rates, const TermOptions &options, const std::string &origin);
+Term memory_hivm(const HivmView &view, const Rates &rates, const TermOptions &options);
+Term serialization_hivm(const HivmView &view, const Rates &rates, const TermOptions &options);
+Term issue_floor_hivm(const HivmView &view, const Rates &rates, const TermOptions &options);
+
+/// The argued rates' arguments, in one place (also printed in docs/model.md).
+extern const char *const kArgumentVectorLatency;
+extern const char *const kArgumentPacketEfficiency;
+extern const char *const kArgumentAsWritten;
+extern const char *const kArgumentIssueRate;
+
+}  // namespace pb::models
+
+#endif  // PERFBOUND_MODELS_TERMS_HPP

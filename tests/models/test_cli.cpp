@@ -1,0 +1,89 @@
+//===- test_cli.cpp - the models plugin through the perfbound binary -------===//
+#include <doctest/doctest.h>
+
+#include "models_test_util.hpp"
+
+using modelstest::json;
+
+TEST_CASE("cli: plugin check exercises every models kind and finds no violation") {
+  std::string lib = (pbtest::binary_dir() / "lib" / "perfbound" / "plugins" / "libperfbound_models.so").string();
+  pbtest::CliResult r = pbtest::run_cli({"plugin", "check", lib});
+  INFO(r.out << r.err);
+  CHECK(r.code == 0);
+  CHECK(r.out.find("OK: no violations") != std::string::npos);
+  // Every kind ran its examples (a skipped example list would hide a kind).
+  for (const char *kind : {"grid_floor", "component_floor", "memory", "serialization", "issue_floor", "combiner", "sweep"})
+    CHECK(r.out.find(std::string("kind '") + kind + "' example") != std::string::npos);
+}
+
+TEST_CASE("cli: the Markdown report a kernel author reads first") {
+  pbtest::CliResult r = pbtest::run_cli(
+      {"run", modelstest::pipeline("bound.toml"), "--set", "ttir=" + modelstest::example("vector_add.ttir.mlir"), "--set",
+       "hivm=" + modelstest::example("vector_add.npuir.mlir"), "--set",
+       "launch={grid=[8192,1,1],args={n_elements=16777216,\"3\"=16777216}}", "--format", "md"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("## perfbound: `add_kernel` on ascend_910b3") != std::string::npos);
+  CHECK(r.out.find("| **bound** | **165.343 us** (hivm tier, memory on hbm, argued; strict 125.829 us) |") != std::string::npos);
+  CHECK(r.out.find("| verdict | memory-bound, unit mte2") != std::string::npos);
+  CHECK(r.out.find("| T_bound_DSL | 125.829 us (memory on hbm, strict) |") != std::string::npos);
+}
+
+TEST_CASE("cli: a term node given both tiers fails naming the node and the ports") {
+  pbtest::TempDir tmp;
+  pbtest::write_file(tmp / "both.toml", R"(version = 1
+[inputs]
+ttir = { kind = "file", schema = "perfbound.ttir_text/1" }
+hivm = { kind = "file", schema = "perfbound.hivm_text/1" }
+launch = { kind = "table", schema = "perfbound.launch/1" }
+profile = { kind = "profile", default = "ascend_910b3" }
+[nodes.dsl]
+plugin = "perfbound.extract_ttir"
+kind = "dsl_facts"
+inputs = { ttir = "inputs.ttir", launch = "inputs.launch", profile = "inputs.profile" }
+[nodes.ops]
+plugin = "perfbound.extract_hivm"
+kind = "hivm_program"
+inputs = { hivm = "inputs.hivm", launch = "inputs.launch", profile = "inputs.profile" }
+[nodes.mem]
+plugin = "perfbound.models"
+kind = "memory"
+inputs = { dsl = "dsl.facts", hivm = "ops.program", profile = "inputs.profile" }
+[outputs]
+term = "mem.term"
+)");
+  pbtest::CliResult r = pbtest::run_cli(
+      {"run", (tmp / "both.toml").string(), "--set", "ttir=" + modelstest::example("vector_add.ttir.mlir"), "--set",
+       "hivm=" + modelstest::example("vector_add.npuir.mlir"), "--set", "launch={grid=[8192],args={n_elements=16777216}}"});
+  CHECK(r.code == 1);
+  CHECK(r.err.find("node 'mem' (memory): connect exactly one of 'dsl' (perfbound.dsl_facts/1) or 'hivm' "
+                   "(perfbound.hivm_program/1), not both") != std::string::npos);
+}
+
+TEST_CASE("cli: perfbound sweep prices launches and names why it prunes") {
+  pbtest::TempDir tmp;
+  pbtest::CliResult facts = pbtest::run_cli({"run", modelstest::pipeline("bound_dsl.toml"), "--set",
+                                             "ttir=" + modelstest::example("vector_add.ttir.mlir"), "--set",
+                                             "launch={grid=[8192,1,1],args={n_elements=16777216}}", "--out",
+                                             (tmp / "out").string()});
+  REQUIRE(facts.code == 0);
+  pbtest::write_file(tmp / "spec.json",
+                     R"J({"args":{"n_elements":{"from":1048576,"to":16777216,"mul":4}},"grid_from":{"x":"cdiv(n_elements, 2048)"}})J");
+  pbtest::CliResult r = pbtest::run_cli({"sweep", "--dsl", (tmp / "out" / "facts.json").string(), "--configs",
+                                         (tmp / "spec.json").string(), "--factor", "2"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  json doc = json::parse(r.out);
+  CHECK(doc["schema"] == "perfbound.sweep/1");
+  // n = 1M, 4M, 16M: bounds 3 x 4 x n / 1.6e12 = 7.864, 31.457, 125.829 us.
+  REQUIRE(doc["configs"].size() == 3);
+  CHECK(doc["configs"][1]["bound"]["value"] == doctest::Approx(31.45728e-6).epsilon(1e-6));
+  CHECK(doc["configs"][1]["pruned"] == true);
+  CHECK(doc["configs"][1]["why"].get<std::string>().rfind("memory = 31.4573 us > threshold 15.7286 us", 0) == 0);
+  // An unknown argument: invalid input (exit 3) naming the spec file and key.
+  pbtest::write_file(tmp / "bad.json", R"([{"args":{"K":3}}])");
+  pbtest::CliResult bad = pbtest::run_cli({"sweep", "--dsl", (tmp / "out" / "facts.json").string(), "--configs",
+                                           (tmp / "bad.json").string()});
+  CHECK(bad.code == 3);
+  CHECK(bad.err.find("bad.json[0].args.K: the kernel has no scalar argument 'K'") != std::string::npos);
+}

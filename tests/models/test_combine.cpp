@@ -1,0 +1,121 @@
+//===- test_combine.cpp - the composition rule, the two limits, the invariant
+#include <doctest/doctest.h>
+
+#include "combine.hpp"
+
+namespace m = pb::models;
+using pb::sdk::json;
+
+namespace {
+
+m::ComponentValue entry(const std::string &core, const std::string &comp, double value, double strict,
+                        m::Assurance a = m::Assurance::Strict) {
+  m::ComponentValue cv;
+  cv.core = core;
+  cv.component = comp;
+  cv.value = m::Time::known(value);
+  cv.strict_value = m::Time::known(strict);
+  cv.assurance = a;
+  return cv;
+}
+
+m::Term floor_term(const std::string &name, const std::string &tier, std::vector<m::ComponentValue> comps) {
+  m::Term t;
+  t.name = name;
+  t.tier = tier;
+  t.role = "floor";
+  t.per_component = std::move(comps);
+  t.settle();
+  return t;
+}
+
+m::Term additive_term(const std::string &name, const std::string &tier, std::vector<m::ComponentValue> comps) {
+  m::Term t = floor_term(name, tier, std::move(comps));
+  t.role = "additive";
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("compose: additive time lands on its own component only") {
+  // Floors: component floor vector 10 s, mte2 7 s; a memory floor 9 s.
+  // Additive 4 s on mte2: max(10, 9, 7 + 4) = 11 on mte2.
+  std::vector<m::Term> terms{floor_term("component_floor", "hivm", {entry("aiv", "vector", 10, 10), entry("aiv", "mte2", 7, 7)}),
+                             floor_term("memory", "hivm", {entry("", "hbm", 9, 9)}),
+                             additive_term("serialization", "hivm", {entry("aiv", "mte2", 4, 0, m::Assurance::Argued)})};
+  m::Limit limit = m::compose(terms, "hivm");
+  REQUIRE(limit.value.seconds.has_value());
+  CHECK(*limit.value.seconds == doctest::Approx(11));
+  CHECK(limit.binding_term == "component_floor+serialization");
+  CHECK(limit.binding_component == "mte2");
+  CHECK(limit.assurance == m::Assurance::Argued);
+  // Strict: the argued 4 s contributes its strict value 0: max(10, 9, 7) = 10.
+  CHECK(*limit.strict.seconds == doctest::Approx(10));
+  CHECK(limit.strict_binding_component == "vector");
+
+  // The same additive on vector: 10 + 4 = 14 (it delays vector, not mte2).
+  terms[2] = additive_term("serialization", "hivm", {entry("aiv", "vector", 4, 4)});
+  limit = m::compose(terms, "hivm");
+  CHECK(*limit.value.seconds == doctest::Approx(14));
+  CHECK(limit.binding_component == "vector");
+  CHECK(limit.assurance == m::Assurance::Strict);
+}
+
+TEST_CASE("compose: diagnostic terms never enter a limit; unknown floors are named") {
+  m::Term diag = floor_term("predictor", "hivm", {entry("aiv", "scalar", 1000, 1000)});
+  diag.assurance = m::Assurance::Diagnostic;
+  m::Term unknown;
+  unknown.name = "issue_floor";
+  unknown.tier = "hivm";
+  unknown.role = "floor";
+  unknown.value = m::Time::unknown("block count unknown");
+  std::vector<m::Term> terms{diag, unknown, floor_term("memory", "hivm", {entry("", "hbm", 3, 3)})};
+  m::Limit limit = m::compose(terms, "hivm");
+  CHECK(*limit.value.seconds == doctest::Approx(3));
+  REQUIRE(limit.not_counted.size() == 1);
+  CHECK(limit.not_counted[0].what == "issue_floor");
+  // No term of the tier: null with a reason, never 0.
+  m::Limit dsl = m::compose(terms, "dsl");
+  CHECK_FALSE(dsl.value.seconds.has_value());
+  CHECK(dsl.value.reason == "no dsl-tier term is wired in");
+}
+
+TEST_CASE("combine: a DSL limit above the HIVM limit is reported, and the bound takes the larger") {
+  m::CombineInputs in;
+  in.terms = {floor_term("memory", "dsl", {entry("", "hbm", 20e-6, 20e-6)}),
+              floor_term("component_floor", "hivm", {entry("aiv", "vector", 15e-6, 15e-6)})};
+  json report = m::combine(in, {});
+  CHECK(report["limits"]["invariant"]["holds"] == false);
+  std::string message = report["limits"]["invariant"]["message"];
+  CHECK(message.rfind("VIOLATED: T_bound_DSL 20 us (memory on hbm) exceeds T_bound_HIVM 15 us", 0) == 0);
+  CHECK(report["bound"]["value"] == doctest::Approx(20e-6));
+  CHECK(report["bound"]["tier"] == "dsl");
+  bool flagged = false;
+  for (const json &f : report["findings"]) flagged = flagged || f["category"] == "invariant";
+  CHECK(flagged);
+}
+
+TEST_CASE("combine: a measurement gives the verdict msprof's latency-bound rule") {
+  m::CombineInputs in;
+  in.terms = {floor_term("component_floor", "hivm", {entry("aiv", "vector", 50e-6, 50e-6)})};
+  m::CombineOptions options;
+  options.measured_seconds = 100e-6;  // utilisation 50 % < 80 %
+  json report = m::combine(in, options);
+  CHECK(report["verdict"]["class"] == "latency-bound");
+  CHECK(report["verdict"]["unit"] == "vector");
+  CHECK(report["attribution"]["gap"]["value"] == doctest::Approx(50e-6));
+  options.measured_seconds = 55e-6;  // 91 %: compute-bound on vector
+  CHECK(m::combine(in, options)["verdict"]["class"] == "compute-bound");
+}
+
+TEST_CASE("term documents: a vendor term without 'assurance' is strict only when it says it is sound") {
+  json sound = json::parse(R"({"schema":"perfbound.bound_term/1","term":"l2","tier":"hivm","role":"floor",
+    "value":{"value":2e-6,"unit":"s"},"rates":[],"work":{},"not_counted":[],"sound":true})");
+  CHECK(m::Term::from_json(sound, "x").assurance == m::Assurance::Strict);
+  sound["sound"] = false;
+  CHECK(m::Term::from_json(sound, "x").assurance == m::Assurance::Diagnostic);
+  json bad = sound;
+  bad.erase("tier");
+  CHECK_THROWS_WITH_AS(m::Term::from_json(bad, "node.port"),
+                       "node.port: perfbound.bound_term/1.tier: missing required member", pb::sdk::InputError);
+}
