@@ -1,6 +1,8 @@
 //===- test_validation.cpp - tri-state validation, corpus runner, CLI -----===//
 #include <doctest/doctest.h>
 
+#include <map>
+
 #include <perfbound/sdk/json.hpp>
 
 #include "corpus.hpp"
@@ -304,4 +306,33 @@ TEST_CASE("the measurement and validate node kinds in a pipeline, documents chec
   CHECK(bad.code == 1);
   CHECK(bad.err.find((tmp / "bad.csv").string() + ":2:24: column 'Task Duration(us)': expected a number, got 'slow'") !=
         std::string::npos);
+}
+
+TEST_CASE("perfbound validate --corpus on ../shared/data/corpus with the real bound pipelines") {
+  PBTEST_REQUIRE_SHARED();
+  const std::string manifest = (pbtest::source_dir() / "tests" / "corpus" / "shared_corpus.toml").string();
+  pbtest::CliResult r = pbtest::run_cli({"validate", "--corpus", manifest, "--data", (pbtest::shared_dir() / "data").string(), "--json"});
+  // Every measured case must be sound: a bound above the fastest launch is a
+  // bug whatever its tightness (exit 4 would say so).
+  REQUIRE_MESSAGE(r.code == 0, r.err);
+  json doc = json::parse(r.out);
+  CHECK(doc["summary"]["fail"] == 0);
+  CHECK(doc["summary"]["pass"] == 3);
+  CHECK(doc["summary"]["no_bound"] == 0);
+  std::map<std::string, json> cases;
+  for (const json &c : doc["cases"]) cases[c["case"].get<std::string>()] = c;
+  // The measured side, hand-derived in test_measurement.cpp (CORPUS.md).
+  CHECK(cases["chunk_kda"]["measurement"]["t_min"]["value"].get<double>() == doctest::Approx(104228.240e-6));
+  CHECK(cases["seeded_serial_on"]["measurement"]["t_measured"]["value"].get<double>() == doctest::Approx(3289.604e-6));
+  CHECK(cases["vector_add_16m"]["measurement"]["t_min"]["value"].get<double>() == doctest::Approx(257.664e-6));
+  for (const char *name : {"chunk_kda", "seeded_serial_on", "vector_add_16m"}) {
+    INFO(name);
+    CHECK(cases[name]["status"] == "PASS");
+    CHECK(cases[name]["reachability"]["ordered"]["holds"] == true);
+    // Both tiers came from the pipeline (vector_add runs bound.toml with the TTIR).
+    CHECK(cases[name]["bound"]["value"].is_number());
+  }
+  // msprof says chunk_kda's AIV is scalar-bound (CORPUS.md).
+  CHECK(cases["chunk_kda"]["binding"]["measured"] == "scalar");
+  CHECK(cases["amort_copy_128"]["infra"] == "no_measurement");
 }
