@@ -336,3 +336,20 @@ TEST_CASE("perfbound validate --corpus on ../shared/data/corpus with the real bo
   CHECK(cases["chunk_kda"]["binding"]["measured"] == "scalar");
   CHECK(cases["amort_copy_128"]["infra"] == "no_measurement");
 }
+
+TEST_CASE("corpus data root: --data, then the manifest's data_root, then the fallback ($PERFBOUND_SHARED_DIR/data)") {
+  pbtest::TempDir tmp;
+  fs::create_directories(tmp / "given");
+  fs::create_directories(tmp / "env");
+  const std::string cases = "[[case]]\nname = \"a\"\nkernel = \"k\"\nreport = \"r.json\"\nno_measurement = \"none\"\n";
+  pbtest::write_file(tmp / "with.toml", "version = 1\ndata_root = \"given\"\n" + cases);
+  pbtest::write_file(tmp / "without.toml", "version = 1\n" + cases);
+  CHECK(pv::load_corpus(tmp / "with.toml", std::nullopt, tmp / "env").data_root == tmp / "given");
+  CHECK(pv::load_corpus(tmp / "with.toml", tmp / "env", tmp / "given").data_root == tmp / "env");
+  CHECK(pv::load_corpus(tmp / "without.toml", std::nullopt, tmp / "env").data_root == tmp / "env");
+  CHECK(pv::load_corpus(tmp / "without.toml", std::nullopt).data_root == tmp.path());
+  // The environment does not override a manifest's data_root.
+  pbtest::CliResult r = pbtest::run_cli({"validate", "--corpus", (tmp / "with.toml").string(), "--json"}, {},
+                                        {{"PERFBOUND_SHARED_DIR", "/nonexistent"}});
+  CHECK(json::parse(r.out)["data_root"] == (tmp / "given").string());
+}

@@ -28,7 +28,7 @@ constexpr const char *kValidateUsage =
     "bound is above a measurement; INFRA_ERROR: no usable measurement or no bound), bound, measured\n"
     "median and minimum, tightness (measured / bound) and the binding component predicted vs the pipe\n"
     "msprof shows dominating. --data is the root of the manifest's relative paths (default: the\n"
-    "manifest's data_root, or $PERFBOUND_SHARED_DIR/data). With --report, validates one saved bound\n"
+    "manifest's data_root; without one, $PERFBOUND_SHARED_DIR/data). With --report, validates one saved bound\n"
     "report (perfbound.bound_report/1, or a run.json holding one) against one measurement file (msprof\n"
     "op_summary, torch_npu kernel_details, msprof op OpBasicInfo, or a perfbound bench result.json).\n"
     "\n"
@@ -148,13 +148,11 @@ program = "ops.program"
 )";
 
 int validate_corpus(const pb::sdk::Host &host, const Args &args) {
-  std::optional<fs::path> data;
-  if (auto d = args.one("--data")) {
-    data = *d;
-  } else if (const char *shared = std::getenv("PERFBOUND_SHARED_DIR"); shared != nullptr && *shared != '\0') {
-    data = fs::path(shared) / "data";
-  }
-  Corpus corpus = load_corpus(*args.one("--corpus"), data);
+  std::optional<fs::path> data, fallback;
+  if (auto d = args.one("--data")) data = *d;
+  if (const char *shared = std::getenv("PERFBOUND_SHARED_DIR"); shared != nullptr && *shared != '\0')
+    fallback = fs::path(shared) / "data";
+  Corpus corpus = load_corpus(*args.one("--corpus"), data, fallback);
   if (auto it = args.values.find("--case"); it != args.values.end()) {
     std::vector<CorpusCase> kept;
     for (const std::string &name : it->second) {

@@ -127,7 +127,8 @@ std::string read_text(const fs::path &path) {
 
 }  // namespace
 
-Corpus load_corpus(const fs::path &manifest, const std::optional<fs::path> &data_root) {
+Corpus load_corpus(const fs::path &manifest, const std::optional<fs::path> &data_root,
+                   const std::optional<fs::path> &fallback_root) {
   const std::string file = manifest.string();
   std::error_code ec;
   if (!fs::is_regular_file(manifest, ec)) throw pb::sdk::InputError(file + ": corpus manifest not found");
@@ -145,6 +146,8 @@ Corpus load_corpus(const fs::path &manifest, const std::optional<fs::path> &data
     corpus.data_root = fs::absolute(*data_root).lexically_normal();
   } else if (auto rel = reader.optional_string(root, "data_root", "corpus manifest")) {
     corpus.data_root = (manifest_dir / *rel).lexically_normal();
+  } else if (fallback_root) {
+    corpus.data_root = fs::absolute(*fallback_root).lexically_normal();
   } else {
     corpus.data_root = manifest_dir;
   }

@@ -70,9 +70,12 @@ struct Corpus {
   std::vector<CorpusCase> cases;
 };
 
-/// Reads a manifest. `data_root` overrides the manifest's. Throws
-/// InputError "file:line:col: ..." for a bad manifest or a missing data root.
-Corpus load_corpus(const std::filesystem::path &manifest, const std::optional<std::filesystem::path> &data_root);
+/// Reads a manifest. The data root is `data_root` when given, else the
+/// manifest's `data_root`, else `fallback_root` when given, else the
+/// manifest's directory. Throws InputError "file:line:col: ..." for a bad
+/// manifest or a missing data root.
+Corpus load_corpus(const std::filesystem::path &manifest, const std::optional<std::filesystem::path> &data_root,
+                   const std::optional<std::filesystem::path> &fallback_root = std::nullopt);
 
 /// What the bound side produced for a case: a report, or why there is none.
 struct BoundOutcome {
