@@ -5,7 +5,9 @@
 #include <string>
 
 #include "calibrate.hpp"
+#include "measurement.hpp"
 #include "msprof_csv.hpp"
+#include "validation.hpp"
 
 namespace {
 
@@ -52,6 +54,30 @@ void BM_SelectLaunches(benchmark::State &state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * state.range(0));
 }
 BENCHMARK(BM_SelectLaunches)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+/// What `perfbound validate` does per case once the bound exists: parse the
+/// profiler CSV, apply the measurement rule (select, group, order, drop the
+/// warm-up, median and minimum, pipe breakdown) and validate a bound report.
+void BM_MeasureAndValidate(benchmark::State &state) {
+  const std::string text = synthetic_op_summary(static_cast<size_t>(state.range(0)));
+  const perfbound::validate::json report = {
+      {"schema", "perfbound.bound_report/1"},
+      {"kernel", {{"name", "my_kernel"}}},
+      {"bound", {{"value", 5e-3}, {"unit", "s"}, {"tier", "hivm"}, {"binding_term", "t"}, {"binding_component", "scalar"}}},
+      {"limits", {{"dsl", {{"value", 1e-3}, {"unit", "s"}}}, {"hivm", {{"value", 5e-3}, {"unit", "s"}}}}}};
+  perfbound::validate::MeasureRequest request;
+  request.kernel = "my_kernel";
+  request.warmup = 1;
+  perfbound::validate::ReportOrigin origin;
+  origin.origin = "bench";
+  for (auto _ : state) {
+    auto table = perfbound::validate::OpSummary::parse(text, "synthetic.csv");
+    auto measurement = perfbound::validate::measure_table(table, request, {"synthetic.csv", std::nullopt});
+    benchmark::DoNotOptimize(perfbound::validate::validate_bound(report, measurement, origin).size());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
+}
+BENCHMARK(BM_MeasureAndValidate)->Arg(10000)->Unit(benchmark::kMillisecond);
 
 /// The whole 910B3 calibration (21 constants, 30 files) from ../shared.
 void BM_Calibrate910B3(benchmark::State &state) {

@@ -5,27 +5,13 @@
 
 #include "msprof_csv.hpp"
 #include "support/test_support.hpp"
+#include "validate_support.hpp"
 
 namespace fs = std::filesystem;
+using pbtest::validate::error_of;
+using pbtest::validate::fixtures;
 using perfbound::validate::CsvTable;
 using perfbound::validate::OpSummary;
-
-namespace {
-
-fs::path fixtures() { return pbtest::test_source_dir() / "validate" / "fixtures"; }
-
-/// The message of the InputError `fn` throws ("" when it does not throw).
-template <class Fn>
-std::string error_of(Fn &&fn) {
-  try {
-    fn();
-  } catch (const pb::sdk::InputError &e) {
-    return e.what();
-  }
-  return "";
-}
-
-}  // namespace
 
 TEST_CASE("op_summary quirks: Block Num/Block Dim, TABs after start times, triple quotes, N/A, foreign rows") {
   OpSummary cann9 = OpSummary::read(fixtures() / "op_summary_cann9.csv");
@@ -40,7 +26,11 @@ TEST_CASE("op_summary quirks: Block Num/Block Dim, TABs after start times, tripl
   // The launches of my_kernel: AI_VECTOR_CORE rows only (the AI_CPU row of
   // the same name and the DSA_SQE row are not launches), by start time,
   // although the file lists 1300.500 before 1100.250.
-  std::vector<size_t> rows = cann9.launches("my_kernel");
+  std::vector<size_t> rows;
+  for (const perfbound::validate::Launch &launch : cann9.launches("my_kernel")) {
+    REQUIRE(launch.rows.size() == 1);
+    rows.push_back(launch.rows.front());
+  }
   REQUIRE(rows.size() == 8);
   size_t start = cann9.column("Task Start Time(us)"), duration = cann9.column("Task Duration(us)");
   // "1100.250\t" is a number once the TAB is trimmed.
@@ -64,7 +54,7 @@ TEST_CASE("op_summary quirks: Block Num/Block Dim, TABs after start times, tripl
         (fixtures() / "op_summary_cann9.csv").string() + ":4:35: column 'Block Num': a number is required here, got 'N/A'");
   // CRLF line ends (cann8) parse like LF.
   CHECK(cann8.launches("my_kernel").size() == 8);
-  CHECK(cann8.require_number(cann8.launches("my_kernel")[7], cann8.column("Task Duration(us)")) == 8.0);
+  CHECK(cann8.require_number(cann8.launches("my_kernel")[7].rows.front(), cann8.column("Task Duration(us)")) == 8.0);
 }
 
 TEST_CASE("malformed CSV: each error names file, line and column") {
@@ -112,10 +102,12 @@ TEST_CASE("every real msprof CSV in ../shared parses, and kernel rows come out p
   // framework rows (msprof/PROVENANCE.md), each with Block Num 4096 and Mix
   // Block Num 8192 (CORPUS.md).
   OpSummary kda = OpSummary::read(data / "msprof" / "chunk_kda_op_summary.csv");
-  std::vector<size_t> launches = kda.launches("chunk_kda_bwd_kernel_wy_dqkg_fused_opt_v2");
+  std::vector<perfbound::validate::Launch> launches = kda.launches("chunk_kda_bwd_kernel_wy_dqkg_fused_opt_v2");
   REQUIRE(launches.size() == 6);
   CHECK(kda.row_count() == 219);
-  for (size_t row : launches) {
+  for (const perfbound::validate::Launch &launch : launches) {
+    REQUIRE(launch.rows.size() == 1);
+    size_t row = launch.rows.front();
     CHECK(kda.require_number(row, kda.column("Block Dim")) == 4096);
     CHECK(kda.require_number(row, kda.column("Mix Block Dim")) == 8192);
   }

@@ -17,8 +17,10 @@
 #include <perfbound/sdk/units.hpp>
 
 #include "expr.hpp"
+#include "measurement.hpp"
 #include "msprof_csv.hpp"
 #include "stats.hpp"
+#include "toml_reader.hpp"
 
 namespace perfbound::validate {
 
@@ -69,63 +71,8 @@ std::string join(const std::vector<std::string> &items, const std::string &sep =
   return out;
 }
 
-//===----------------------------------------------------------------------===//
-// Reading the spec
-//===----------------------------------------------------------------------===//
-
-class Spec {
- public:
-  explicit Spec(std::string file) : file_(std::move(file)) {}
-
-  [[noreturn]] void fail(const toml::node &node, const std::string &message) const {
-    const toml::source_region &src = node.source();
-    throw pb::sdk::InputError(file_ + ":" + std::to_string(src.begin.line) + ":" + std::to_string(src.begin.column) + ": " +
-                              message);
-  }
-
-  void check_keys(const toml::table &table, const std::vector<std::string> &allowed, const std::string &where) const {
-    for (auto &&[key, value] : table) {
-      std::string k(key.str());
-      if (std::find(allowed.begin(), allowed.end(), k) == allowed.end())
-        fail(value, where + ": unknown key '" + k + "'; valid keys: " + join(allowed));
-    }
-  }
-
-  const toml::node &require(const toml::table &table, const std::string &key, const std::string &where) const {
-    const toml::node *node = table.get(key);
-    if (node == nullptr) fail(table, where + ": missing key '" + key + "'");
-    return *node;
-  }
-
-  std::string string(const toml::table &table, const std::string &key, const std::string &where) const {
-    const toml::node &node = require(table, key, where);
-    if (!node.is_string() || node.as_string()->get().empty()) fail(node, where + ": '" + key + "' must be a non-empty string");
-    return node.as_string()->get();
-  }
-
-  std::optional<std::string> optional_string(const toml::table &table, const std::string &key, const std::string &where) const {
-    if (table.get(key) == nullptr) return std::nullopt;
-    return string(table, key, where);
-  }
-
-  int64_t integer(const toml::table &table, const std::string &key, int64_t fallback, const std::string &where) const {
-    const toml::node *node = table.get(key);
-    if (node == nullptr) return fallback;
-    if (!node->is_integer() || node->as_integer()->get() < 0) fail(*node, where + ": '" + key + "' must be a whole number >= 0");
-    return node->as_integer()->get();
-  }
-
-  const toml::table &table(const toml::table &parent, const std::string &key, const std::string &where) const {
-    const toml::node &node = require(parent, key, where);
-    if (!node.is_table()) fail(node, where + ": '" + key + "' must be a table");
-    return *node.as_table();
-  }
-
-  [[nodiscard]] const std::string &file() const { return file_; }
-
- private:
-  std::string file_;
-};
+/// The calibration spec is read with the plugin's TOML reader.
+using Spec = TomlReader;
 
 /// The unit of a time column from its name: "Task Duration(us)" -> 1e-6 s.
 std::optional<double> seconds_per_unit_of_column(const std::string &column) {
@@ -146,12 +93,12 @@ struct Selection {
   const OpSummary *table = nullptr;
   std::string file;  // relative to the data directory
   std::string op;
-  std::vector<size_t> rows;  // kept rows, by start time
+  std::vector<Launch> launches;  // kept launches, by start time (measurement rule)
   size_t dropped = 0;
 
   [[nodiscard]] std::string describe() const {
-    return "launches " + std::to_string(dropped + 1) + "-" + std::to_string(dropped + rows.size()) + " of op '" + op +
-           "' by Task Start Time (" + std::to_string(rows.size()) + " kept)";
+    return "launches " + std::to_string(dropped + 1) + "-" + std::to_string(dropped + launches.size()) + " of op '" + op +
+           "' by Task Start Time (" + std::to_string(launches.size()) + " kept)";
   }
 };
 
@@ -268,15 +215,15 @@ class Calibrator {
     sel.file = spec_.string(table, "file", where);
     sel.op = spec_.string(table, "op", where);
     sel.table = &load(sel.file, spec_.require(table, "file", where));
-    std::vector<size_t> rows = sel.table->launches(sel.op);
-    if (rows.empty())
+    std::vector<Launch> found = sel.table->launches(sel.op);
+    if (found.empty())
       spec_.fail(spec_.require(table, "op", where), where + ": no AI-core launch of op '" + sel.op + "' in " + sel.file +
                                                         "; kernels there: " + join(sel.table->kernel_names()));
     sel.dropped = static_cast<size_t>(spec_.integer(table, "drop_first", default_drop_, where));
-    if (sel.dropped >= rows.size())
+    if (sel.dropped >= found.size())
       spec_.fail(table, where + ": drop_first = " + std::to_string(sel.dropped) + " leaves none of the " +
-                            std::to_string(rows.size()) + " launches of '" + sel.op + "'");
-    sel.rows.assign(rows.begin() + static_cast<std::ptrdiff_t>(sel.dropped), rows.end());
+                            std::to_string(found.size()) + " launches of '" + sel.op + "'");
+    sel.launches = keep_after_warmup(std::move(found), sel.dropped).kept;
     return sel;
   }
 
@@ -287,9 +234,9 @@ class Calibrator {
     std::optional<double> factor = seconds_per_unit_of_column(column);
     if (!factor) spec_.fail(node, where + ": cannot tell the unit of column '" + column + "' (expected a (us), (ms), (ns) or (s) suffix)");
     std::vector<double> out;
-    for (size_t row : sel.rows) {
-      double t = sel.table->require_number(row, *col);
-      if (t <= 0) throw pb::sdk::InputError(sel.table->csv().where(row, *col) + ": column '" + column + "' is " + units::format_number(t) +
+    for (const Launch &launch : sel.launches) {
+      double t = sel.table->launch_require_number(launch, *col);
+      if (t <= 0) throw pb::sdk::InputError(sel.table->csv().where(launch.rows.front(), *col) + ": column '" + column + "' is " + units::format_number(t) +
                                             "; a time must be positive");
       out.push_back(t * *factor);
     }
@@ -297,9 +244,8 @@ class Calibrator {
   }
 
   std::string first_date(const Selection &sel) {
-    size_t col = sel.table->column("Task Start Time(us)");
-    double first = sel.table->require_number(sel.rows.front(), col);
-    return utc_date_from_us(first);
+    if (!sel.launches.front().start_us) return "";
+    return utc_date_from_us(*sel.launches.front().start_us);
   }
 
   /// A constant computed earlier in the spec (e.g. the clock for cycles).
@@ -327,7 +273,7 @@ class Calibrator {
     const std::string time_column = spec_.string(entry, "time_column", where);
     std::vector<double> seconds = times(sel, time_column, spec_.require(entry, "time_column", where), where);
     // Work per launch: spec arithmetic, or a per-launch column (cycles).
-    std::vector<double> work(sel.rows.size());
+    std::vector<double> work(sel.launches.size());
     std::string work_text;
     Dimension work_dim;
     const bool has_expr = entry.get("work") != nullptr, has_column = entry.get("work_column") != nullptr;
@@ -359,7 +305,8 @@ class Calibrator {
         spec_.fail(spec_.require(entry, "work_column_unit", where), where + ": work unit '" + unit + "' must be FLOP, bytes or cycles");
       std::optional<size_t> col = sel.table->find_column(column);
       if (!col) spec_.fail(spec_.require(entry, "work_column", where), where + ": no column '" + column + "' in " + sel.file);
-      for (size_t idx = 0; idx < sel.rows.size(); ++idx) work[idx] = sel.table->require_number(sel.rows[idx], *col) * spec->factor;
+      for (size_t idx = 0; idx < sel.launches.size(); ++idx)
+        work[idx] = sel.table->launch_require_number(sel.launches[idx], *col) * spec->factor;
       work_dim = spec->dimension;
       work_text = "column '" + column + "' (" + unit + ")";
     }
@@ -610,13 +557,7 @@ class Calibrator {
 
 json calibrate(const CalibrateOptions &options) {
   const std::string spec_file = options.spec.string();
-  toml::table root;
-  try {
-    root = toml::parse_file(spec_file);
-  } catch (const toml::parse_error &err) {
-    throw pb::sdk::InputError(spec_file + ":" + std::to_string(err.source().begin.line) + ":" +
-                              std::to_string(err.source().begin.column) + ": TOML syntax error: " + std::string(err.description()));
-  }
+  toml::table root = parse_toml_file(spec_file);
   Spec spec(spec_file);
   spec.check_keys(root, {"format", "target", "description", "defaults", "constant"}, "calibration spec");
   const toml::node &format = spec.require(root, "format", "calibration spec");

@@ -107,13 +107,23 @@ std::string_view trim(std::string_view text) {
   return text.substr(first, last - first + 1);
 }
 
-/// The spellings msprof has used for one column (CANN 8.x vs 9.0).
+/// The spellings one column has had: CANN 8.x vs 9.0 op_summary, and
+/// torch_npu kernel_details / msprof op OpBasicInfo (ascend.md §4).
 const std::vector<std::vector<std::string>> &column_aliases() {
   static const std::vector<std::vector<std::string>> kAliases = {
       {"Block Dim", "Block Num"},
       {"Mix Block Dim", "Mix Block Num"},
+      {"Op Name", "Name"},
+      {"Task Type", "Accelerator Core"},
+      {"Task Start Time(us)", "Start Time(us)"},
+      {"Task Duration(us)", "Duration(us)"},
+      {"Device_id", "Device Id", "Device ID"},
   };
   return kAliases;
+}
+
+bool has_column(const std::vector<std::string> &header, std::string_view name) {
+  return std::find(header.begin(), header.end(), name) != header.end();
 }
 
 }  // namespace
@@ -180,9 +190,35 @@ const std::vector<std::string> &ai_core_task_types() {
   return kTypes;
 }
 
+const char *format_name(ProfilerFormat format) {
+  switch (format) {
+    case ProfilerFormat::OpSummary: return "msprof op_summary";
+    case ProfilerFormat::KernelDetails: return "torch_npu kernel_details";
+    case ProfilerFormat::OpBasicInfo: return "msprof op OpBasicInfo";
+  }
+  return "?";
+}
+
+const char *format_id(ProfilerFormat format) {
+  switch (format) {
+    case ProfilerFormat::OpSummary: return "msprof_op_summary";
+    case ProfilerFormat::KernelDetails: return "torch_npu_kernel_details";
+    case ProfilerFormat::OpBasicInfo: return "msprof_op_basic_info";
+  }
+  return "?";
+}
+
 OpSummary OpSummary::parse(std::string_view text, std::string origin) {
   OpSummary summary;
   summary.csv_ = CsvTable::parse(text, std::move(origin));
+  const std::vector<std::string> &header = summary.csv_.header();
+  // OpBasicInfo has the frequency columns and neither a task type nor a
+  // start time; kernel_details names the kernel column "Name".
+  if (has_column(header, "Current Freq") || (!has_column(header, "Task Type") && !has_column(header, "Accelerator Core") &&
+                                             !has_column(header, "Task Start Time(us)") && !has_column(header, "Start Time(us)")))
+    summary.format_ = ProfilerFormat::OpBasicInfo;
+  else if (has_column(header, "Accelerator Core") || (has_column(header, "Name") && !has_column(header, "Op Name")))
+    summary.format_ = ProfilerFormat::KernelDetails;
   return summary;
 }
 
@@ -243,32 +279,91 @@ double OpSummary::require_number(size_t row, size_t col) const {
   return *value;
 }
 
-std::vector<size_t> OpSummary::launches(std::string_view op_name, const std::vector<std::string> &task_types) const {
+std::vector<Launch> OpSummary::launches(std::string_view op_name, const std::vector<std::string> &task_types) const {
   const size_t name_col = column("Op Name");
-  const size_t type_col = column("Task Type");
-  const size_t start_col = column("Task Start Time(us)");
-  std::vector<std::pair<double, size_t>> found;
+  const std::optional<size_t> type_col = find_column("Task Type");
+  const std::optional<size_t> start_col = find_column("Task Start Time(us)");
+  const std::optional<size_t> duration_col = find_column("Task Duration(us)");
+  const std::optional<size_t> device_col = find_column("Device_id");
+  const std::optional<size_t> stream_col = find_column("Stream ID");
+  const std::optional<size_t> task_col = find_column("Task ID");
+
+  struct Row {
+    size_t row;
+    double start;  // 0 without a start column (file order is kept by the stable sort)
+    double end;
+  };
+  std::vector<Row> found;
   for (size_t row = 0; row < row_count(); ++row) {
     if (text(row, name_col) != op_name) continue;
-    std::string type = text(row, type_col);
-    if (std::find(task_types.begin(), task_types.end(), type) == task_types.end()) continue;
-    found.emplace_back(require_number(row, start_col), row);
+    if (type_col && std::find(task_types.begin(), task_types.end(), text(row, *type_col)) == task_types.end()) continue;
+    double start = start_col ? require_number(row, *start_col) : 0.0;
+    std::optional<double> duration = duration_col ? number(row, *duration_col) : std::nullopt;
+    found.push_back({row, start, start + duration.value_or(0.0)});
   }
-  std::stable_sort(found.begin(), found.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
-  std::vector<size_t> rows;
-  rows.reserve(found.size());
-  for (const auto &[start, row] : found) rows.push_back(row);
-  return rows;
+  std::stable_sort(found.begin(), found.end(), [](const Row &a, const Row &b) { return a.start < b.start; });
+
+  // One invocation's parts share device, stream and task id and overlap in
+  // time; a table without those columns (or without start times) cannot
+  // tell parts apart, so each row is its own launch there.
+  const bool can_group = start_col && stream_col && task_col;
+  auto same_task = [&](size_t a, size_t b) {
+    if (device_col && text(a, *device_col) != text(b, *device_col)) return false;
+    return text(a, *stream_col) == text(b, *stream_col) && text(a, *task_col) == text(b, *task_col);
+  };
+  std::vector<Launch> out;
+  double open_end = 0;
+  for (const Row &r : found) {
+    if (can_group && !out.empty() && same_task(out.back().rows.front(), r.row) && r.start < open_end) {
+      Launch &launch = out.back();
+      launch.rows.push_back(r.row);
+      open_end = std::max(open_end, r.end);
+      std::string type = type_col ? text(r.row, *type_col) : std::string();
+      if (!type.empty() && launch.task_type.find(type) == std::string::npos) launch.task_type += "+" + type;
+      continue;
+    }
+    Launch launch;
+    launch.rows.push_back(r.row);
+    if (start_col) launch.start_us = r.start;
+    if (type_col) launch.task_type = text(r.row, *type_col);
+    open_end = r.end;
+    out.push_back(std::move(launch));
+  }
+  for (Launch &launch : out) std::sort(launch.rows.begin(), launch.rows.end());
+  return out;
+}
+
+std::optional<double> OpSummary::launch_number(const Launch &launch, size_t col) const {
+  std::optional<double> best;
+  for (size_t row : launch.rows) {
+    std::optional<double> value = number(row, col);
+    if (value && (!best || *value > *best)) best = value;
+  }
+  return best;
+}
+
+double OpSummary::launch_require_number(const Launch &launch, size_t col) const {
+  std::optional<double> value = launch_number(launch, col);
+  if (!value) return require_number(launch.rows.front(), col);  // throws, naming the cell
+  return *value;
+}
+
+std::vector<uint32_t> OpSummary::launch_lines(const Launch &launch) const {
+  std::vector<uint32_t> lines;
+  for (size_t row : launch.rows) lines.push_back(csv_.line(row));
+  return lines;
 }
 
 std::vector<std::string> OpSummary::kernel_names() const {
   const size_t name_col = column("Op Name");
-  const size_t type_col = column("Task Type");
+  const std::optional<size_t> type_col = find_column("Task Type");
   std::set<std::string> names;
   for (size_t row = 0; row < row_count(); ++row) {
-    std::string type = text(row, type_col);
-    if (std::find(ai_core_task_types().begin(), ai_core_task_types().end(), type) != ai_core_task_types().end())
-      names.insert(text(row, name_col));
+    if (type_col) {
+      std::string type = text(row, *type_col);
+      if (std::find(ai_core_task_types().begin(), ai_core_task_types().end(), type) == ai_core_task_types().end()) continue;
+    }
+    names.insert(text(row, name_col));
   }
   return {names.begin(), names.end()};
 }

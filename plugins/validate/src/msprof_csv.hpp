@@ -1,7 +1,15 @@
-//===- msprof_csv.hpp - msprof op_summary CSV reader -----------------------===//
+//===- msprof_csv.hpp - profiler CSV reader (msprof, torch_npu) ------------===//
 //
-// The one place perfbound reads msprof `op_summary_*.csv` files (calibration
-// here, validation later). What real files do that a naive reader trips on
+// The one place perfbound reads profiler CSVs (calibration and validation).
+// Three layouts, told apart by their header (ascend.md §4):
+//   - msprof `op_summary_*.csv`: one row per task (Op Name, Task Type,
+//     Task Start Time(us), Task Duration(us), Block Dim|Num, pipe columns);
+//   - torch_npu `kernel_details.csv`: the same data under other names (Name,
+//     Accelerator Core, Start Time(us), Duration(us));
+//   - msprof op `OpBasicInfo.csv`: one row per profiled launch, no task type
+//     and no start time, with Current Freq / Rated Freq.
+// Every name below is the op_summary name; the other layouts' names are
+// aliases of it. What real files do that a naive reader trips on
 // (../shared/research/parser_traps.md, ascend.md §4.1):
 //   - the core-count column is `Block Dim`/`Mix Block Dim` (CANN 8.x) or
 //     `Block Num`/`Mix Block Num` (CANN 9.0): either name finds either;
@@ -65,7 +73,26 @@ class CsvTable {
 /// The Task Types of AI-core tasks (a kernel launch), as msprof writes them.
 const std::vector<std::string> &ai_core_task_types();
 
-/// An msprof op_summary table: one row per task.
+/// Which profiler wrote a table (from its header).
+enum class ProfilerFormat {
+  OpSummary,      // msprof op_summary_*.csv
+  KernelDetails,  // torch_npu kernel_details.csv
+  OpBasicInfo,    // msprof op OpBasicInfo.csv
+};
+/// "msprof op_summary", "torch_npu kernel_details", "msprof op OpBasicInfo".
+const char *format_name(ProfilerFormat format);
+/// "msprof_op_summary", "torch_npu_kernel_details", "msprof_op_basic_info".
+const char *format_id(ProfilerFormat format);
+
+/// One kernel invocation: its rows (usually one; the AIC and AIV parts of a
+/// mix kernel when msprof writes them as two tasks), in file order.
+struct Launch {
+  std::vector<size_t> rows;
+  std::optional<double> start_us;  // earliest start; nullopt without a start column
+  std::string task_type;           // the rows' Task Types joined with '+'
+};
+
+/// A profiler table: one row per task (or per launch for OpBasicInfo).
 class OpSummary {
  public:
   static OpSummary parse(std::string_view text, std::string origin);
@@ -76,8 +103,13 @@ class OpSummary {
   [[nodiscard]] const std::string &origin() const { return csv_.origin(); }
   [[nodiscard]] size_t row_count() const { return csv_.row_count(); }
 
+  [[nodiscard]] ProfilerFormat format() const { return format_; }
+
   /// Index of a column. "Block Dim" and "Block Num" (and the "Mix" pair)
-  /// name the same column whichever spelling the file uses.
+  /// name the same column whichever spelling the file uses; so do the
+  /// op_summary names and their kernel_details spellings ("Op Name" finds
+  /// "Name", "Task Type" finds "Accelerator Core", "Task Start Time(us)"
+  /// finds "Start Time(us)", "Task Duration(us)" finds "Duration(us)").
   [[nodiscard]] std::optional<size_t> find_column(std::string_view name) const;
   /// As find_column; throws InputError naming the file and its columns.
   [[nodiscard]] size_t column(std::string_view name) const;
@@ -91,15 +123,29 @@ class OpSummary {
   /// A numeric cell that must be present (N/A is an error).
   [[nodiscard]] double require_number(size_t row, size_t col) const;
 
-  /// Rows of the kernel `op_name` (Op Name) whose Task Type is one of
-  /// `task_types`, sorted by Task Start Time: one per launch.
-  [[nodiscard]] std::vector<size_t> launches(std::string_view op_name,
+  /// The invocations of the kernel `op_name`: rows whose Op Name is
+  /// `op_name` and whose Task Type is one of `task_types` (a table without
+  /// a Task Type column, OpBasicInfo, keeps every row of the name), sorted
+  /// by Task Start Time (file order without a start column). Rows of one
+  /// invocation are grouped into one Launch: same Device, Stream ID and
+  /// Task ID, and the later row starts before the earlier one ends. Throws
+  /// InputError for a start or duration cell that is not a number.
+  [[nodiscard]] std::vector<Launch> launches(std::string_view op_name,
                                              const std::vector<std::string> &task_types = ai_core_task_types()) const;
+  /// A numeric column of one launch: the largest value over its rows (the
+  /// parts of one invocation run together; it lasts as long as the longest).
+  /// nullopt when every row holds N/A; throws InputError like number().
+  [[nodiscard]] std::optional<double> launch_number(const Launch &launch, size_t col) const;
+  /// As launch_number, N/A being an error naming the first row's cell.
+  [[nodiscard]] double launch_require_number(const Launch &launch, size_t col) const;
+  /// 1-based file lines of a launch's rows.
+  [[nodiscard]] std::vector<uint32_t> launch_lines(const Launch &launch) const;
   /// The distinct Op Names of AI-core tasks (for "did you mean" messages).
   [[nodiscard]] std::vector<std::string> kernel_names() const;
 
  private:
   CsvTable csv_;
+  ProfilerFormat format_ = ProfilerFormat::OpSummary;
 };
 
 }  // namespace perfbound::validate

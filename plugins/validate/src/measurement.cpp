@@ -1,0 +1,330 @@
+//===- measurement.cpp - the measurement rule and perfbound.measurement/1 -===//
+#include "measurement.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <perfbound/sdk/sha256.hpp>
+#include <perfbound/sdk/units.hpp>
+
+#include "stats.hpp"
+
+namespace perfbound::validate {
+
+namespace {
+
+std::string join(const std::vector<std::string> &items, const std::string &sep = ", ") {
+  std::string out;
+  for (const std::string &item : items) out += (out.empty() ? "" : sep) + item;
+  return out;
+}
+
+json seconds(double microseconds) { return json{{"value", microseconds * 1e-6}, {"unit", "s"}}; }
+
+json no_seconds(const std::string &reason) { return json{{"value", nullptr}, {"unit", "s"}, {"reason", reason}}; }
+
+json rule_json(const std::vector<std::string> &task_types, size_t warmup, const std::string &order, const std::string &grouping) {
+  return json{{"id", kRuleId}, {"text", rule_text()}, {"task_types", task_types}, {"warmup", warmup}, {"order", order},
+              {"grouping", grouping}};
+}
+
+/// A document with everything but the numbers: status no_measurement.
+json empty_document(const std::string &kernel, const json &source, const json &rule, const std::string &reason) {
+  json doc = pb::sdk::make_document("perfbound.measurement/1");
+  doc["kernel"] = kernel;
+  doc["status"] = "no_measurement";
+  doc["reason"] = reason;
+  doc["source"] = source;
+  doc["rule"] = rule;
+  doc["launches"] = {{"found", 0}, {"dropped", 0}, {"kept", 0}};
+  doc["samples"] = json::array();
+  doc["t_measured"] = no_seconds(reason);
+  doc["t_min"] = no_seconds(reason);
+  doc["t_max"] = no_seconds(reason);
+  doc["block_dim"] = nullptr;
+  doc["mix_block_dim"] = nullptr;
+  doc["pipes"] = {{"components", json::array()}, {"dominant", nullptr}, {"reason", reason}};
+  doc["frequency"] = nullptr;
+  doc["device"] = nullptr;
+  return doc;
+}
+
+void fill_statistics(json &doc, const std::vector<double> &kept_us) {
+  RuleStatistics stats = rule_statistics(kept_us);
+  doc["status"] = "ok";
+  doc["reason"] = nullptr;
+  doc["t_measured"] = seconds(stats.median);
+  doc["t_measured"]["statistic"] = "median of the kept launches";
+  doc["t_min"] = seconds(stats.min);
+  doc["t_min"]["statistic"] = "fastest kept launch";
+  doc["t_max"] = seconds(stats.max);
+  doc["t_max"]["statistic"] = "slowest kept launch";
+}
+
+/// Median per pipe-time column over the kept launches, and the component
+/// that took the most time.
+json pipe_breakdown(const OpSummary &table, const std::vector<Launch> &kept) {
+  json components = json::array();
+  std::optional<size_t> best;
+  double best_time = -1;
+  const std::vector<std::string> &header = table.csv().header();
+  for (size_t col = 0; col < header.size(); ++col) {
+    std::optional<PipeColumn> pipe = pipe_of_column(header[col]);
+    if (!pipe) continue;
+    std::vector<double> times;
+    for (const Launch &launch : kept)
+      if (std::optional<double> value = table.launch_number(launch, col)) times.push_back(*value);
+    if (times.empty()) continue;
+    json entry = {{"core", pipe->core}, {"component", pipe->component}, {"column", header[col]},
+                  {"time_us", median(times)}, {"ratio", nullptr}};
+    std::string ratio_column = header[col].substr(0, header[col].size() - std::string("_time(us)").size()) + "_ratio";
+    if (std::optional<size_t> ratio_col = table.find_column(ratio_column)) {
+      std::vector<double> ratios;
+      for (const Launch &launch : kept)
+        if (std::optional<double> value = table.launch_number(launch, *ratio_col)) ratios.push_back(*value);
+      if (!ratios.empty()) entry["ratio"] = median(ratios);
+    }
+    double time = entry["time_us"].get<double>();
+    if (time > best_time) {
+      best_time = time;
+      best = components.size();
+    }
+    components.push_back(std::move(entry));
+  }
+  json out = {{"components", components}, {"dominant", nullptr}};
+  if (!best || best_time <= 0) {
+    out["reason"] = components.empty() ? "no pipe-time columns (aic_*_time(us), aiv_*_time(us)): profile with "
+                                         "--aic-metrics=PipeUtilization"
+                                       : "every pipe-time column is 0";
+    return out;
+  }
+  out["dominant"] = components[*best];
+  out["statistic"] = "median over the kept launches of each *_time(us) column (per-core averages); dominant = the largest";
+  return out;
+}
+
+std::optional<double> median_column(const OpSummary &table, const std::vector<Launch> &kept, const std::string &column) {
+  std::optional<size_t> col = table.find_column(column);
+  if (!col) return std::nullopt;
+  std::vector<double> values;
+  for (const Launch &launch : kept)
+    if (std::optional<double> value = table.launch_number(launch, *col)) values.push_back(*value);
+  if (values.empty()) return std::nullopt;
+  return median(values);
+}
+
+json integer_or_null(std::optional<double> value) {
+  if (!value) return nullptr;
+  return static_cast<int64_t>(*value);
+}
+
+}  // namespace
+
+const std::string &rule_text() {
+  static const std::string kText =
+      "select the kernel's rows by Op Name and Task Type in {AI_CORE, AI_VECTOR_CORE, MIX_AIC, MIX_AIV}, group the rows "
+      "of one invocation (same device, stream and task id, overlapping in time; its duration is the longest), order the "
+      "invocations by Task Start Time(us), drop the warm-up ones; T_measured = median Task Duration(us) of the rest; "
+      "a bound is sound only if T_bound <= their minimum; tightness = T_measured / T_bound "
+      "(../shared/data/corpus/CORPUS.md)";
+  return kText;
+}
+
+KeptLaunches keep_after_warmup(std::vector<Launch> launches, size_t warmup) {
+  KeptLaunches out;
+  out.found = launches.size();
+  out.dropped = std::min(warmup, launches.size());
+  out.kept.assign(std::make_move_iterator(launches.begin() + static_cast<std::ptrdiff_t>(out.dropped)),
+                  std::make_move_iterator(launches.end()));
+  return out;
+}
+
+RuleStatistics rule_statistics(const std::vector<double> &values) {
+  RuleStatistics stats;
+  stats.n = values.size();
+  stats.median = median(values);  // throws on an empty vector
+  stats.min = *std::min_element(values.begin(), values.end());
+  stats.max = *std::max_element(values.begin(), values.end());
+  return stats;
+}
+
+std::optional<PipeColumn> pipe_of_column(const std::string &column) {
+  // msprof PipeUtilization columns (ascend.md §4.1); "cube" is the name
+  // older CANN versions use for "mac".
+  static const std::map<std::string, PipeColumn> kColumns = {
+      {"aic_mac_time(us)", {"aic", "cube"}},       {"aic_cube_time(us)", {"aic", "cube"}},
+      {"aic_scalar_time(us)", {"aic", "scalar"}},  {"aic_mte1_time(us)", {"aic", "mte1"}},
+      {"aic_mte2_time(us)", {"aic", "mte2"}},      {"aic_mte3_time(us)", {"aic", "mte3"}},
+      {"aic_fixpipe_time(us)", {"aic", "fixpipe"}}, {"aiv_vec_time(us)", {"aiv", "vector"}},
+      {"aiv_scalar_time(us)", {"aiv", "scalar"}},  {"aiv_mte1_time(us)", {"aiv", "mte1"}},
+      {"aiv_mte2_time(us)", {"aiv", "mte2"}},      {"aiv_mte3_time(us)", {"aiv", "mte3"}},
+  };
+  auto it = kColumns.find(column);
+  if (it == kColumns.end()) return std::nullopt;
+  return it->second;
+}
+
+json measure_table(const OpSummary &table, const MeasureRequest &request, const SourceInfo &source_info) {
+  const bool has_start = table.find_column("Task Start Time(us)").has_value();
+  const bool has_type = table.find_column("Task Type").has_value();
+  const bool can_group = has_start && table.find_column("Stream ID") && table.find_column("Task ID");
+  json source = {{"format", format_id(table.format())}, {"origin", source_info.origin},
+                 {"sha256", source_info.sha256 ? json(*source_info.sha256) : json(nullptr)}};
+  json rule = rule_json(has_type ? request.task_types : std::vector<std::string>{}, request.warmup,
+                        has_start ? "Task Start Time(us)" : "file order (the table has no start time)",
+                        can_group ? "rows with the same device, Stream ID and Task ID that overlap in time are one invocation"
+                                  : "one row per invocation (the table has no Stream ID / Task ID / start time)");
+  const size_t duration_col = table.column("Task Duration(us)");
+
+  std::vector<Launch> launches = table.launches(request.kernel, request.task_types);
+  // One series per device: launches on two devices are not one run.
+  if (std::optional<size_t> device_col = table.find_column("Device_id")) {
+    std::set<std::string> devices;
+    for (const Launch &launch : launches) devices.insert(table.text(launch.rows.front(), *device_col));
+    if (request.device) {
+      std::erase_if(launches, [&](const Launch &l) { return table.text(l.rows.front(), *device_col) != *request.device; });
+    } else if (devices.size() > 1) {
+      throw pb::sdk::InputError(table.origin() + ": kernel '" + request.kernel + "' ran on devices " +
+                                join({devices.begin(), devices.end()}) + "; choose one (device = \"N\")");
+    }
+  }
+  if (launches.empty()) {
+    std::vector<std::string> names = table.kernel_names();
+    std::string reason = "no " + std::string(has_type ? "AI-core " : "") + "launch of kernel '" + request.kernel + "' in " +
+                         table.origin() + (request.device ? " on device " + *request.device : "") +
+                         (names.empty() ? std::string("; it holds no kernel launch at all")
+                                        : "; kernels there: " + join(names));
+    return empty_document(request.kernel, source, rule, reason);
+  }
+  KeptLaunches kept = keep_after_warmup(launches, request.warmup);
+  json doc = empty_document(request.kernel, source, rule, "");
+  doc["launches"] = {{"found", kept.found}, {"dropped", kept.dropped}, {"kept", kept.kept.size()}};
+  json samples = json::array();
+  std::vector<double> kept_us;
+  for (size_t idx = 0; idx < launches.size(); ++idx) {
+    const Launch &launch = launches[idx];
+    double duration = table.launch_require_number(launch, duration_col);
+    if (duration <= 0)
+      throw pb::sdk::InputError(table.csv().where(launch.rows.front(), duration_col) + ": column '" +
+                                table.csv().header()[duration_col] + "' is " + pb::units::format_number(duration) +
+                                "; a duration must be positive");
+    const bool is_kept = idx >= kept.dropped;
+    samples.push_back({{"index", idx + 1},
+                       {"kept", is_kept},
+                       {"start_us", launch.start_us ? json(*launch.start_us) : json(nullptr)},
+                       {"duration_us", duration},
+                       {"lines", table.launch_lines(launch)},
+                       {"task_type", launch.task_type.empty() ? json(nullptr) : json(launch.task_type)}});
+    if (is_kept) kept_us.push_back(duration);
+  }
+  doc["samples"] = std::move(samples);
+  if (kept_us.empty()) {
+    std::string reason = "warmup = " + std::to_string(request.warmup) + " drops all " + std::to_string(kept.found) +
+                         " launches of kernel '" + request.kernel + "' in " + table.origin();
+    doc["status"] = "no_measurement";
+    doc["reason"] = reason;
+    doc["t_measured"] = no_seconds(reason);
+    doc["t_min"] = no_seconds(reason);
+    doc["t_max"] = no_seconds(reason);
+    doc["pipes"]["reason"] = reason;
+    return doc;
+  }
+  fill_statistics(doc, kept_us);
+  doc["block_dim"] = integer_or_null(median_column(table, kept.kept, "Block Dim"));
+  doc["mix_block_dim"] = integer_or_null(median_column(table, kept.kept, "Mix Block Dim"));
+  doc["pipes"] = pipe_breakdown(table, kept.kept);
+  if (std::optional<size_t> device_col = table.find_column("Device_id"))
+    doc["device"] = table.text(kept.kept.front().rows.front(), *device_col);
+  std::optional<double> current = median_column(table, kept.kept, "Current Freq");
+  std::optional<double> rated = median_column(table, kept.kept, "Rated Freq");
+  if (current || rated)
+    doc["frequency"] = {{"current_mhz", current ? json(*current) : json(nullptr)},
+                        {"rated_mhz", rated ? json(*rated) : json(nullptr)},
+                        {"note", current && rated && *current < *rated
+                                     ? "the device ran below its rated clock: the measured time is longer than at the "
+                                       "rated clock, a bound at the rated clock stays a lower bound"
+                                 : current && rated && *current > *rated
+                                     ? "the device ran above its rated clock: a bound at the rated clock may exceed the "
+                                       "measurement without being wrong at the rated clock"
+                                     : "the device ran at its rated clock"}};
+  return doc;
+}
+
+json measure_bench_result(const json &bench_result, const std::string &case_name, const SourceInfo &source_info) {
+  json source = {{"format", "perfbound_bench_result"}, {"origin", source_info.origin},
+                 {"sha256", source_info.sha256 ? json(*source_info.sha256) : json(nullptr)}};
+  json rule = rule_json({}, 0, "queue order of the harness's samples",
+                        "one sample per timed call (perfbound bench already ran its warm-ups)");
+  if (!bench_result.is_object() || bench_result.value("schema", std::string()) != "perfbound.bench_result/1")
+    throw pb::sdk::InputError(source_info.origin + ": not a perfbound.bench_result/1 document");
+  const json &rows = pb::sdk::require(bench_result, "rows", source_info.origin);
+  if (!rows.is_array()) throw pb::sdk::InputError(source_info.origin + ": rows: expected an array");
+  const json *row = nullptr;
+  std::vector<std::string> names;
+  for (const json &candidate : rows) {
+    std::string name = candidate.value("name", std::string());
+    std::string id = candidate.value("case_id", std::string());
+    names.push_back(name);
+    if (name == case_name || id == case_name) row = &candidate;
+  }
+  if (row == nullptr)
+    return empty_document(case_name, source, rule,
+                          "no row named '" + case_name + "' in " + source_info.origin + "; rows: " + join(names));
+  const std::string status = row->value("status", std::string());
+  if (status != "ok") {
+    std::string why = (*row)["reason"].is_string() ? (*row)["reason"].get<std::string>() : std::string("no reason given");
+    return empty_document(case_name, source, rule,
+                          "row '" + case_name + "' of " + source_info.origin + " has status '" + status +
+                              "', not a clean measurement: " + why);
+  }
+  const json &samples_json = pb::sdk::require(*row, "samples_us", source_info.origin + ": row '" + case_name + "'");
+  if (!samples_json.is_array() || samples_json.empty())
+    throw pb::sdk::InputError(source_info.origin + ": row '" + case_name + "': samples_us is not a list of samples");
+  json doc = empty_document(case_name, source, rule, "");
+  json samples = json::array();
+  std::vector<double> values;
+  for (size_t idx = 0; idx < samples_json.size(); ++idx) {
+    if (!samples_json[idx].is_number() || samples_json[idx].get<double>() <= 0)
+      throw pb::sdk::InputError(source_info.origin + ": row '" + case_name + "': samples_us[" + std::to_string(idx) +
+                                "] is not a positive number");
+    double value = samples_json[idx].get<double>();
+    values.push_back(value);
+    samples.push_back({{"index", idx + 1}, {"kept", true}, {"start_us", nullptr}, {"duration_us", value},
+                       {"lines", json::array()}, {"task_type", nullptr}});
+  }
+  doc["samples"] = std::move(samples);
+  doc["launches"] = {{"found", values.size()}, {"dropped", 0}, {"kept", values.size()}};
+  fill_statistics(doc, values);
+  doc["pipes"] = {{"components", json::array()}, {"dominant", nullptr},
+                  {"reason", "a bench result has no per-pipe times"}};
+  if (const json *statistic = row->contains("statistic") ? &(*row)["statistic"] : nullptr; statistic && statistic->is_object())
+    doc["source_statistic"] = *statistic;
+  if (row->contains("device") && (*row)["device"].is_object()) doc["device"] = (*row)["device"].value("name", json(nullptr));
+  return doc;
+}
+
+json no_measurement(const std::string &kernel, const std::string &origin, const std::string &reason) {
+  return empty_document(kernel, {{"format", "none"}, {"origin", origin}, {"sha256", nullptr}}, rule_json({}, 0, "none", "none"),
+                        reason);
+}
+
+json measure_file(const std::filesystem::path &path, const MeasureRequest &request, const std::string &bench_case) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw pb::sdk::InputError(path.string() + ": cannot open measurement file");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  SourceInfo source{path.string(), pb::sdk::sha256_hex(text)};
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '{') {
+    json doc = json::parse(text, nullptr, false);
+    if (doc.is_discarded()) throw pb::sdk::InputError(path.string() + ": starts like JSON but is not valid JSON");
+    return measure_bench_result(doc, bench_case.empty() ? request.kernel : bench_case, source);
+  }
+  return measure_table(OpSummary::parse(text, path.string()), request, source);
+}
+
+}  // namespace perfbound::validate
