@@ -28,6 +28,7 @@ using pb::sdk::json;
 namespace {
 
 constexpr const char *kSshd = "/usr/sbin/sshd";
+constexpr const char *kPrivsepDir = "/run/sshd";
 
 bool have_openssh() {
   std::error_code ec;
@@ -75,6 +76,15 @@ class LoopbackSshd {
     }
     fs::copy_file(dir_ / "client_key.pub", dir_ / "authorized_keys");
     port_ = free_port();
+    // sshd started as root insists on its privilege-separation directory,
+    // which systemd creates when the service starts; a fresh machine or
+    // container where the service never ran has none.
+    if (geteuid() == 0 && !fs::exists(kPrivsepDir)) {
+      std::error_code ec;
+      fs::create_directories(kPrivsepDir, ec);
+      fs::permissions(kPrivsepDir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                       fs::perms::others_read | fs::perms::others_exec, ec);
+    }
     pbtest::write_file(dir_ / "sshd_config", "Port " + std::to_string(port_) +
                                                  "\nListenAddress 127.0.0.1\nHostKey " + (dir_ / "host_key").string() +
                                                  "\nAuthorizedKeysFile " + (dir_ / "authorized_keys").string() +
