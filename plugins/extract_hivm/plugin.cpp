@@ -49,6 +49,10 @@ class HivmProgram : public pb::sdk::Node {
     } catch (const pb::hivm::SourceError &e) {
       throw pb::sdk::InputError(origin + ":" + std::to_string(e.line()) + ":" + std::to_string(e.col()) + ": " + e.what());
     }
+    // A launch argument that matched nothing is the user's mistake, not a
+    // fact of the dump: say it on the console as well as in the document.
+    for (const std::string &warning : program.warnings)
+      if (warning.rfind("launch argument", 0) == 0) ctx.warn(ctx.origin("launch") + ": " + warning);
     ctx.set_output_text("program", pb::hivm::to_json_text(program, {origin, text.size()}, options));
   }
 };

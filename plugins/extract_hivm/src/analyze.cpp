@@ -3204,10 +3204,20 @@ Program analyze_text(std::string_view text, const AnalysisOptions &options) {
     for (const FunctionRecord &f : prog.functions)
       for (const FunctionArg &a : f.args)
         if (a.value_source.find("\"" + key + "\"") != std::string::npos) used = true;
-    if (!used)
+    if (!used) {
+      // Name the positions, since the dump's own %argN count the hidden
+      // hacc arguments too and are not Triton positions.
+      std::string positions;
+      for (const FunctionRecord &f : prog.functions)
+        for (const FunctionArg &a : f.args)
+          if (a.triton_index && positions.find(" " + a.name + ")") == std::string::npos)
+            positions += (positions.empty() ? "" : ", ") + std::to_string(*a.triton_index) + " (" + a.role + " " +
+                         a.name + ")";
       prog.warnings.push_back("launch argument '" + key +
                               "' matches no HIVM argument (HIVM carries no argument names: key scalars by their "
-                              "Triton position, \"%argN\" or \"N\")");
+                              "Triton position, \"%argN\" or \"N\", which is not the dump's own %argN; positions: " +
+                              (positions.empty() ? std::string("none") : positions) + ")");
+    }
   }
   // Unmodelled ops.
   std::map<std::string, Unmodelled> unmodelled;

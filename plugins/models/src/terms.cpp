@@ -686,6 +686,21 @@ Term memory_hivm(const HivmView &view, const Rates &rates, const TermOptions &op
   cv.strict_value = Time::known(strict_seconds);
   cv.value = Time::known(use_eta ? argued_seconds : strict_seconds);
   cv.assurance = use_eta && argued_seconds > strict_seconds ? Assurance::Argued : Assurance::Strict;
+  // Nothing counted because every DMA size was uncountable is not a
+  // zero-time memory floor: it is an unknown, with the reason.
+  if (total == 0) {
+    for (const Missing &miss : view.missing) {
+      if (miss.what.find("DMA bytes") == std::string::npos) continue;
+      std::string why = "no DMA bytes could be counted: " + std::to_string(miss.ops) + " op(s) (first: " +
+                        miss.first_op + (miss.lines.empty() ? std::string() : ", line " + std::to_string(miss.lines.front())) +
+                        ") have a " + (miss.reason.find("estimate") != std::string::npos ? "size estimated from an upper bound"
+                                                                                          : "size that is unknown") +
+                        "; give the launch arguments that define it";
+      cv.value = Time::unknown(why);
+      cv.strict_value = cv.value;
+      break;
+    }
+  }
   double left_out_bytes = 0;
   for (const auto &[kind, bytes] : left_out) left_out_bytes += bytes;
   cv.work = {{"bytes", total},          {"read_bytes", read_bytes}, {"write_bytes", write_bytes},
