@@ -20,10 +20,14 @@ namespace {
 extern "C" void on_interrupt(int) {
   cancel_flag().store(true);
   std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C kills
+  std::signal(SIGTERM, SIG_DFL);
 }
 }  // namespace
 
-void install_interrupt_handler() { std::signal(SIGINT, on_interrupt); }
+void install_interrupt_handler() {
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+}
 
 App::App(GlobalOptions opts) : options(std::move(opts)) {
   pb_severity min = PB_SEVERITY_WARNING;

@@ -25,6 +25,7 @@ enum ExitCode : int {
   kExitInvalidInput = 3,  // invalid pipeline, profile, plugin or input file
   kExitUnsound = 4,       // validation: a bound exceeded a measurement
   kExitInfra = 5,         // infrastructure missing (no measurement, no device)
+  kExitInterrupted = 130, // Ctrl-C or SIGTERM (128 + SIGINT, as shells report it)
 };
 
 struct GlobalOptions {

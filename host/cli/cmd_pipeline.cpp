@@ -63,7 +63,8 @@ void register_pipeline_commands(CLI::App &root, CommandContext &ctx) {
     cmd->add_flag("--no-validate", *no_validate, "Do not check documents against their published JSON Schemas");
     cmd->add_flag("--progress", *progress, "Print progress of long-running nodes to stderr");
     cmd->footer(
-        "Exit status: 0 all nodes succeeded; 1 a node failed; 2 usage error; 3 invalid pipeline or input.\n"
+        "Exit status: 0 all nodes succeeded; 1 a node failed; 2 usage error; 3 invalid pipeline or input;\n"
+        "130 interrupted (Ctrl-C or SIGTERM: running nodes are asked to stop, the rest do not start).\n"
         "Example: perfbound run pipelines/bound_hivm.toml --set hivm=kernel.npuir.mlir --profile ascend_910b3");
     cmd->callback([&ctx, args, formats, out_dir, jobs, no_validate, progress]() {
       ctx.action = [=](App &app) -> int {
@@ -95,6 +96,10 @@ void register_pipeline_commands(CLI::App &root, CommandContext &ctx) {
         }
         if (out_dir->empty() || !formats->empty()) {
           for (const std::string &f : fmts) std::cout << render_report(result, f, *app.plugins);
+        }
+        if (cancel_flag().load()) {
+          std::cerr << "perfbound: interrupted: running nodes were asked to stop, the others did not start\n";
+          return kExitInterrupted;
         }
         if (!result.ok) {
           for (const NodeResult &nr : result.nodes)

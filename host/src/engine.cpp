@@ -261,6 +261,11 @@ RunResult Engine::run(const ResolvedPipeline &pipeline, const RunOptions &option
       nr.status = NodeStatus::Failed;
       nr.error = why;
     };
+    if (options.cancel != nullptr && options.cancel->load()) {
+      nr.status = NodeStatus::Skipped;
+      nr.skipped_because = "interrupted before it started";
+      return;
+    }
     if (auto it = load_errors.find(rn.plugin->id); it != load_errors.end()) {
       fail("plugin '" + rn.plugin->id + "' could not be loaded: " + it->second);
       return;
@@ -364,6 +369,8 @@ RunResult Engine::run(const ResolvedPipeline &pipeline, const RunOptions &option
       if (nr.status == NodeStatus::Ok) {
         for (size_t dep : dependants[idx])
           if (--pending[dep] == 0 && result.nodes[dep].skipped_because.empty()) ready.push_back(dep);
+      } else if (nr.status == NodeStatus::Skipped) {
+        skip_dependants(idx, "upstream node '" + nr.id + "' was skipped: " + nr.skipped_because);
       } else {
         skip_dependants(idx, "upstream node '" + nr.id + "' failed");
       }
@@ -399,6 +406,7 @@ RunResult Engine::run(const ResolvedPipeline &pipeline, const RunOptions &option
   result.nodes = std::move(ordered);
   result.ok = all_ok;
   result.status = all_ok ? "ok" : "failed";
+  if (!all_ok && options.cancel != nullptr && options.cancel->load()) result.status = "interrupted";
   result.total_ms = ms_since(start);
   return result;
 }

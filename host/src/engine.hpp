@@ -77,8 +77,9 @@ struct NodeResult {
 
 struct RunResult {
   bool ok = false;
-  /// "ok", "failed" (a node failed), or "invalid" (the pipeline or an input
-  /// was rejected before anything ran).
+  /// "ok", "failed" (a node failed), "invalid" (the pipeline or an input
+  /// was rejected before anything ran), or "interrupted" (cancelled before
+  /// every node succeeded).
   std::string status = "invalid";
   json resolved;  // ResolvedPipeline::to_json()
   Diagnostics diagnostics;

@@ -1,7 +1,13 @@
 //===- test_cli.cpp - the perfbound executable, end to end ----------------===//
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "support/test_support.hpp"
 
@@ -70,6 +76,46 @@ TEST_CASE("run prints the report, writes --out, and returns documented exit code
   auto invalid = run_cli(concat(plugin_args({"good"}), {"run", "cycle.toml"}), pipelines());
   CHECK(invalid.code == 3);
   CHECK(invalid.err.find("the pipeline has a cycle: a -> b -> c -> a") != std::string::npos);
+}
+
+TEST_CASE("run: Ctrl-C stops the run with exit 130 and a report whose later nodes were not started") {
+  // A chain of two 3-second delays; SIGINT arrives during the first. The
+  // first finishes (delay does not poll the cancel flag), the second is
+  // skipped, and the exit status is 130 rather than 1 (a failure).
+  pbtest::TempDir tmp;
+  pbtest::write_file(tmp / "chain.toml", "version = 1\n"
+                                         "[nodes.src]\nplugin = \"perfbound_test.good\"\nkind = \"source\"\nparams = { value = 1.0 }\n"
+                                         "[nodes.first]\nplugin = \"perfbound_test.good\"\nkind = \"delay\"\nparams = { ms = 3000 }\n"
+                                         "inputs = { in = \"src.out\" }\n"
+                                         "[nodes.second]\nplugin = \"perfbound_test.good\"\nkind = \"delay\"\nparams = { ms = 3000 }\n"
+                                         "inputs = { in = \"first.out\" }\n"
+                                         "[outputs]\nend = \"second.out\"\n");
+  std::vector<std::string> args = concat(plugin_args({"good"}), {"run", (tmp / "chain.toml").string(), "--jobs", "1", "--out",
+                                                                  (tmp / "out").string(), "--format", "json"});
+  std::string exe = PB_PERFBOUND_EXE;
+  pid_t pid = fork();
+  if (pid == 0) {
+    std::vector<char *> argv{const_cast<char *>(exe.c_str())};
+    for (std::string &a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    if (freopen((tmp / "stderr").c_str(), "w", stderr) == nullptr || freopen("/dev/null", "w", stdout) == nullptr) _exit(126);
+    setenv("PERFBOUND_PLUGIN_PATH", "", 1);
+    execv(exe.c_str(), argv.data());
+    _exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+  CHECK(pbtest::read_file(tmp / "stderr").find("perfbound: interrupted") != std::string::npos);
+  json run = json::parse(pbtest::read_file(tmp / "out" / "run.json"));
+  CHECK(run["status"] == "interrupted");
+  for (const json &n : run["nodes"]) {
+    if (n["id"] == "first") CHECK(n["status"] == "ok");
+    if (n["id"] == "second") CHECK(n["skipped_because"] == "interrupted before it started");
+  }
 }
 
 TEST_CASE("bad input never crashes: missing pipeline file, missing input file, bad --set") {

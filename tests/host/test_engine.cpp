@@ -1,6 +1,8 @@
 //===- test_engine.cpp - pipelines resolved and run with real plugins -----===//
 #include <doctest/doctest.h>
 
+#include <atomic>
+
 #include "engine.hpp"
 #include "paths.hpp"
 #include "support/test_support.hpp"
@@ -40,10 +42,11 @@ struct Harness {
     return resolve_pipeline(std::move(*p), catalog(), overrides, ResolveMode::Run, &locate_profile, diags);
   }
 
-  RunResult run(const ResolvedPipeline &rp, unsigned jobs = 2) {
+  RunResult run(const ResolvedPipeline &rp, unsigned jobs = 2, const std::atomic<bool> *cancel = nullptr) {
     Engine engine(services, plugins, schemas, nullptr);
     RunOptions opts;
     opts.jobs = jobs;
+    opts.cancel = cancel;
     return engine.run(rp, opts);
   }
 };
@@ -95,6 +98,23 @@ TEST_CASE("parameter precedence: --set over pipeline file over plugin default") 
   REQUIRE(rp2);
   CHECK(rp2->find_node("s")->param_origin.at("value") == "default");
   CHECK(value_of(h.run(*rp2), "o") == 1.0);
+}
+
+TEST_CASE("a cancelled run starts no node: each is skipped with the reason and the run is 'interrupted'") {
+  Harness h({"good", "throwing"});
+  Diagnostics diags;
+  auto rp = h.resolve_text(pbtest::read_file(pbtest::test_source_dir() / "host/pipelines/failure.toml"), diags);
+  REQUIRE_MESSAGE(rp, diags.format());
+  std::atomic<bool> cancel{true};  // as if Ctrl-C came before the first node
+  RunResult r = h.run(*rp, 1, &cancel);
+  CHECK(r.status == "interrupted");
+  CHECK_FALSE(r.ok);
+  // 'one' and 'alone' would have succeeded and 'bad' thrown: none started.
+  CHECK(node(r, "one").status == NodeStatus::Skipped);
+  CHECK(node(r, "one").skipped_because == "interrupted before it started");
+  CHECK(node(r, "bad").status == NodeStatus::Skipped);
+  CHECK(node(r, "bad").error.empty());
+  CHECK(r.outputs.empty());
 }
 
 TEST_CASE("a node that throws fails alone: dependants are skipped, independent nodes keep their results") {
