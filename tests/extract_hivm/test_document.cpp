@@ -4,7 +4,7 @@
 #include "des_import.hpp"
 #include "document.hpp"
 #include "hivm_test_util.hpp"
-#include "json_schema.hpp"
+#include "support/schema_support.hpp"
 #include "render.hpp"
 
 using namespace pb::hivm;
@@ -14,22 +14,7 @@ using json = nlohmann::json;
 
 namespace {
 
-const perfbound::SchemaRegistry &schemas() {
-  static perfbound::SchemaRegistry registry = [] {
-    perfbound::SchemaRegistry r;
-    auto problems = r.load_dir(pbtest::source_dir() / "abi" / "schemas");
-    REQUIRE_MESSAGE(problems.empty(), problems.front());
-    return r;
-  }();
-  return registry;
-}
-
-void check_valid(const json &doc) {
-  auto problems = schemas().validate(kProgramSchema, doc);
-  std::string all;
-  for (size_t idx = 0; idx < problems.size() && idx < 5; ++idx) all += problems[idx] + "\n";
-  CHECK_MESSAGE(problems.empty(), all);
-}
+void check_valid(const json &doc) { pbtest::check_schema_valid(doc, kProgramSchema); }
 
 json document(const std::string &text, const AnalysisOptions &o) {
   return to_json(analyze_text(text, o), {"test", text.size()}, o);

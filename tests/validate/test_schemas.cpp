@@ -10,8 +10,8 @@
 #include <perfbound/sdk/json.hpp>
 
 #include "corpus.hpp"
-#include "json_schema.hpp"
 #include "measurement.hpp"
+#include "support/schema_support.hpp"
 #include "support/test_support.hpp"
 #include "validate_support.hpp"
 #include "validation.hpp"
@@ -24,23 +24,7 @@ using pb::sdk::json;
 
 namespace {
 
-const perfbound::SchemaRegistry &schemas() {
-  static perfbound::SchemaRegistry registry = [] {
-    perfbound::SchemaRegistry r;
-    auto problems = r.load_dir(pbtest::source_dir() / "abi" / "schemas");
-    REQUIRE_MESSAGE(problems.empty(), problems.front());
-    return r;
-  }();
-  return registry;
-}
-
-void check_valid(const json &doc) {
-  const std::string id = doc["schema"].get<std::string>();
-  std::vector<std::string> problems = schemas().validate(id, doc);
-  std::string all;
-  for (size_t idx = 0; idx < problems.size() && idx < 5; ++idx) all += problems[idx] + "\n";
-  CHECK_MESSAGE(problems.empty(), id << ": " << all);
-}
+void check_valid(const json &doc) { pbtest::check_schema_valid(doc); }
 
 json measure(const std::string &file, const std::string &kernel, size_t warmup) {
   return pv::measure_file(fixtures() / file, request_for(kernel, warmup));

@@ -6,6 +6,16 @@
 
 namespace pb::models {
 
+const json &json_at(const json &doc, std::initializer_list<const char *> keys) {
+  static const json kNull;
+  const json *cur = &doc;
+  for (const char *k : keys) {
+    if (!cur->is_object() || !cur->contains(k)) return kNull;
+    cur = &(*cur)[k];
+  }
+  return *cur;
+}
+
 namespace {
 
 /// doc[k0][k1]...; nullptr when any step is missing or not an object.

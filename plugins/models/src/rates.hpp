@@ -15,6 +15,7 @@
 #ifndef PERFBOUND_MODELS_RATES_HPP
 #define PERFBOUND_MODELS_RATES_HPP
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <utility>
@@ -26,6 +27,10 @@
 namespace pb::models {
 
 using json = pb::sdk::json;
+
+/// The member of `doc` at the path `keys`, or a null value when any step is
+/// missing or not an object.
+const json &json_at(const json &doc, std::initializer_list<const char *> keys);
 namespace u = pb::units;
 
 /// Repeats per second (repeat/s): what vector repeats are divided by.

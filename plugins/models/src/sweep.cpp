@@ -178,15 +178,6 @@ const char *sweep_term_name(int term) {
 
 namespace {
 
-const json &at(const json &doc, std::initializer_list<const char *> keys) {
-  static const json kNull;
-  const json *cur = &doc;
-  for (const char *k : keys) {
-    if (!cur->is_object() || !cur->contains(k)) return kNull;
-    cur = &(*cur)[k];
-  }
-  return *cur;
-}
 
 double num(const json &v, double fallback = 0) { return v.is_number() ? v.get<double>() : fallback; }
 
@@ -224,20 +215,20 @@ std::vector<int> args_named(const std::string &text, const std::vector<std::stri
 SweepModel SweepModel::build(const json &dsl, const Rates &rates, const std::string &origin) {
   const std::string where = origin + ": perfbound.dsl_facts/1";
   SweepModel m;
-  m.kernel = at(dsl, {"kernel", "name"}).is_string() ? at(dsl, {"kernel", "name"}).get<std::string>() : "";
+  m.kernel = json_at(dsl, {"kernel", "name"}).is_string() ? json_at(dsl, {"kernel", "name"}).get<std::string>() : "";
   const json &launch = pb::sdk::require(dsl, "launch", where);
   const json &grid = pb::sdk::require(launch, "grid", where + ".launch");
   for (size_t axis = 0; axis < 3 && axis < grid.size(); ++axis) m.base_grid_[axis] = num(grid[axis], 1);
   m.base_programs_ = m.base_grid_[0] * m.base_grid_[1] * m.base_grid_[2];
-  bool mix = !(at(dsl, {"cores", "type"}).is_string() && at(dsl, {"cores", "type"}).get<std::string>() == "aiv");
+  bool mix = !(json_at(dsl, {"cores", "type"}).is_string() && json_at(dsl, {"cores", "type"}).get<std::string>() == "aiv");
   m.slots_ = mix ? rates.cores_aic : rates.cores_aiv;
   m.aiv_instances_ = mix ? rates.aiv_per_aic : 1.0;
-  if (const json &sig = at(dsl, {"signature"}); sig.is_array())
+  if (const json &sig = json_at(dsl, {"signature"}); sig.is_array())
     for (const json &a : sig) {
       if (a.value("kind", std::string()) != "scalar") continue;
       std::string key = a.value("key", std::string());
       m.arg_keys.push_back(key);
-      const json &given = at(launch, {"args", key.c_str()});
+      const json &given = json_at(launch, {"args", key.c_str()});
       m.base_args.push_back(given.is_number() ? given.get<double>() : num(a.contains("value") ? a["value"] : json(), NAN));
     }
   auto arg_index = [&m](const std::string &name) {
@@ -247,14 +238,14 @@ SweepModel SweepModel::build(const json &dsl, const Rates &rates, const std::str
 
   // Loops.
   std::map<int, int> loop_index;
-  if (const json &loops = at(dsl, {"loops"}); loops.is_array()) {
+  if (const json &loops = json_at(dsl, {"loops"}); loops.is_array()) {
     for (const json &l : loops) {
       Loop loop;
       loop_index[static_cast<int>(num(l["id"], -1))] = static_cast<int>(m.loops_.size());
       loop.parent = l.contains("parent") && l["parent"].is_number() ? l["parent"].get<int>() : -1;
-      std::string status = at(l, {"trip_count", "status"}).is_string() ? at(l, {"trip_count", "status"}).get<std::string>() : "";
-      const json &sym = at(l, {"trip_count", "symbolic"});
-      loop.base_trip = sound_min(at(l, {"trip_count", "per_program"})).value_or(0);
+      std::string status = json_at(l, {"trip_count", "status"}).is_string() ? json_at(l, {"trip_count", "status"}).get<std::string>() : "";
+      const json &sym = json_at(l, {"trip_count", "symbolic"});
+      loop.base_trip = sound_min(json_at(l, {"trip_count", "per_program"})).value_or(0);
       if ((status == "exact" || status == "symbolic") && sym.is_string()) loop.trip = SweepExpr::compile(sym.get<std::string>(), arg_index);
       if (!loop.trip) {
         bool uses_grid = false;
@@ -262,7 +253,7 @@ SweepModel SweepModel::build(const json &dsl, const Rates &rates, const std::str
           if (l.contains(key) && l[key].is_string())
             for (int a : args_named(l[key].get<std::string>(), m.arg_keys, uses_grid)) loop.depends.push_back(a);
         if (uses_grid) loop.depends.push_back(-2);
-        int line = static_cast<int>(num(at(l, {"source", "line"}), 0));
+        int line = static_cast<int>(num(json_at(l, {"source", "line"}), 0));
         m.limitations.push_back("loop at line " + std::to_string(line) + " (" + status +
                                 "): its trip count is not varied; work inside is kept only for launches equal to the "
                                 "base on what it depends on");
@@ -274,7 +265,7 @@ SweepModel SweepModel::build(const json &dsl, const Rates &rates, const std::str
   auto loop_of = [&](const json &v) { return v.is_number() && loop_index.count(v.get<int>()) ? loop_index[v.get<int>()] : -1; };
 
   // Cube work: one item per dot.
-  if (const json &dots = at(dsl, {"dots"}); dots.is_array())
+  if (const json &dots = json_at(dsl, {"dots"}); dots.is_array())
     for (const json &d : dots) {
       Item item;
       item.term = kSweepCube;
@@ -291,7 +282,7 @@ SweepModel SweepModel::build(const json &dsl, const Rates &rates, const std::str
     }
   // Vector work: dsl_facts gives it per program by type, not per op.
   for (const char *group : {"vector", "transcendental", "reduction", "scan"})
-    if (const json &g = at(dsl, {"flop", group}); g.is_object())
+    if (const json &g = json_at(dsl, {"flop", group}); g.is_object())
       for (const auto &[dtype, entry] : g.items()) {
         std::optional<double> per_program = sound_min(entry["per_program"]);
         Rate<u::FlopPerSecond> r = rates.vector_flop(dtype);
@@ -321,7 +312,7 @@ SweepModel SweepModel::build(const json &dsl, const Rates &rates, const std::str
   m.block_bw_ = read_bw + write_bw;
   m.chip_bw_ = rates.hbm().known() ? rates.hbm().value->value() : 0;
   static const std::regex contiguous(R"(^\s*(\d+)\*pid_x \+ i0 < ([%A-Za-z_][A-Za-z0-9_]*)\s*$)");
-  if (const json &accesses = at(dsl, {"accesses"}); accesses.is_array())
+  if (const json &accesses = json_at(dsl, {"accesses"}); accesses.is_array())
     for (const json &a : accesses) {
       std::string direction = a.value("direction", std::string("read"));
       Item item;
@@ -351,7 +342,7 @@ SweepModel SweepModel::build(const json &dsl, const Rates &rates, const std::str
           item.fixed = true;
           item.depends.push_back(-2);  // the whole launch
           item.base_unique = sound_value(a["active_bytes"]).value_or(0);
-          int line = static_cast<int>(num(at(a, {"source", "line"}), 0));
+          int line = static_cast<int>(num(json_at(a, {"source", "line"}), 0));
           m.limitations.push_back("access at line " + std::to_string(line) + " (" + (expr.empty() ? "untraced offset" : expr) +
                                   "): its bytes are kept only for the base launch");
         }
@@ -362,7 +353,7 @@ SweepModel SweepModel::build(const json &dsl, const Rates &rates, const std::str
   // 1-D contiguous counts min(arg, P*k) once per direction; any other
   // argument keeps its base unique figure, only for the base launch.
   for (const char *direction : {"read", "written", "atomic"})
-    if (const json &by_arg = at(dsl, {"bytes", direction, "by_arg"}); by_arg.is_array())
+    if (const json &by_arg = json_at(dsl, {"bytes", direction, "by_arg"}); by_arg.is_array())
       for (const json &arg : by_arg) {
         int arg_id = static_cast<int>(num(arg["arg"], -1));
         bool write = std::string(direction) != "read";

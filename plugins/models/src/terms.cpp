@@ -193,15 +193,6 @@ std::string why_not(const json &q) {
   return q.value("reason", std::string("unknown"));
 }
 
-const json &at(const json &doc, std::initializer_list<const char *> keys) {
-  static const json kNull;
-  const json *cur = &doc;
-  for (const char *k : keys) {
-    if (!cur->is_object() || !cur->contains(k)) return kNull;
-    cur = &(*cur)[k];
-  }
-  return *cur;
-}
 
 struct DslShape {
   Schedule schedule;
@@ -213,10 +204,10 @@ DslShape dsl_shape(const json &dsl, const Rates &rates, const std::string &origi
   DslShape shape;
   const json &launch = pb::sdk::require(dsl, "launch", where);
   double programs = pb::sdk::require_number(launch, "programs", where + ".launch");
-  std::string type = at(dsl, {"cores", "type"}).is_string() ? at(dsl, {"cores", "type"}).get<std::string>() : "aiv";
+  std::string type = json_at(dsl, {"cores", "type"}).is_string() ? json_at(dsl, {"cores", "type"}).get<std::string>() : "aiv";
   bool mix = type != "aiv";
   shape.schedule = make_schedule(programs, mix, true, mix ? rates.aiv_per_aic : 1.0, rates);
-  shape.kernel = at(dsl, {"kernel", "name"}).is_string() ? at(dsl, {"kernel", "name"}).get<std::string>() : "";
+  shape.kernel = json_at(dsl, {"kernel", "name"}).is_string() ? json_at(dsl, {"kernel", "name"}).get<std::string>() : "";
   return shape;
 }
 
@@ -235,10 +226,10 @@ void dsl_flop_resources(const json &dsl, const Rates &rates, const Schedule &s, 
   auto add_group = [&](const json &group, bool cube, const std::string &label) {
     if (!group.is_object()) return;
     for (const auto &[key, entry] : group.items()) {
-      std::optional<double> total = lower_value(at(entry, {"total"}));
-      std::optional<double> per_program = lower_min(at(entry, {"per_program"}));
+      std::optional<double> total = lower_value(json_at(entry, {"total"}));
+      std::optional<double> per_program = lower_min(json_at(entry, {"per_program"}));
       if (!total || !per_program) {
-        missing.push_back({label + " " + key, "not a sound figure: " + why_not(at(entry, {"total"}))});
+        missing.push_back({label + " " + key, "not a sound figure: " + why_not(json_at(entry, {"total"}))});
         continue;
       }
       DslResource r;
@@ -252,11 +243,11 @@ void dsl_flop_resources(const json &dsl, const Rates &rates, const Schedule &s, 
       out.push_back(std::move(r));
     }
   };
-  add_group(at(dsl, {"flop", "cube"}), true, "cube");
-  add_group(at(dsl, {"flop", "vector"}), false, "vector");
-  add_group(at(dsl, {"flop", "transcendental"}), false, "transcendental");
-  add_group(at(dsl, {"flop", "reduction"}), false, "reduction");
-  add_group(at(dsl, {"flop", "scan"}), false, "scan");
+  add_group(json_at(dsl, {"flop", "cube"}), true, "cube");
+  add_group(json_at(dsl, {"flop", "vector"}), false, "vector");
+  add_group(json_at(dsl, {"flop", "transcendental"}), false, "transcendental");
+  add_group(json_at(dsl, {"flop", "reduction"}), false, "reduction");
+  add_group(json_at(dsl, {"flop", "scan"}), false, "scan");
 }
 
 /// Sum of path rates (per block: every core of the block moving at once).
@@ -294,17 +285,17 @@ ClassRate write_rate(const Rates &rates, const Schedule &s) {
 void dsl_byte_resources(const json &dsl, const Rates &rates, const Schedule &s, std::vector<DslResource> &out,
                         std::vector<NotCounted> &missing) {
   for (const char *direction : {"read", "written"}) {
-    const json &dir = at(dsl, {"bytes", direction});
-    std::optional<double> total = lower_value(at(dir, {"unique_per_program_sum"}));
+    const json &dir = json_at(dsl, {"bytes", direction});
+    std::optional<double> total = lower_value(json_at(dir, {"unique_per_program_sum"}));
     double per_program = 0;
     bool ok = total.has_value();
     if (dir.contains("by_arg") && dir["by_arg"].is_array())
       for (const json &arg : dir["by_arg"]) {
-        std::optional<double> m = lower_min(at(arg, {"unique_per_program"}));
+        std::optional<double> m = lower_min(json_at(arg, {"unique_per_program"}));
         if (m) per_program += *m;
       }
     if (!ok) {
-      missing.push_back({std::string("bytes ") + direction, "not a sound figure: " + why_not(at(dir, {"unique_per_program_sum"}))});
+      missing.push_back({std::string("bytes ") + direction, "not a sound figure: " + why_not(json_at(dir, {"unique_per_program_sum"}))});
       continue;
     }
     if (*total <= 0) continue;
@@ -434,7 +425,7 @@ Term grid_floor_dsl(const json &dsl, const Rates &rates, const TermOptions &, co
   dsl_flop_resources(dsl, rates, shape.schedule, resources, t.not_counted);
   dsl_byte_resources(dsl, rates, shape.schedule, resources, t.not_counted);
   double lb = -1;
-  if (std::optional<double> v = lower_value(at(dsl, {"schedule", "load_balance", "flop"}))) lb = *v;
+  if (std::optional<double> v = lower_value(json_at(dsl, {"schedule", "load_balance", "flop"}))) lb = *v;
   grid_from_resources(t, resources, shape.schedule, lb);
   return t;
 }
@@ -591,7 +582,7 @@ Term memory_dsl(const json &dsl, const Rates &rates, const TermOptions &, const 
   Term t = start("memory", "dsl", "floor");
   DslShape shape = dsl_shape(dsl, rates, origin);
   const Schedule &s = shape.schedule;
-  const json &unique = at(dsl, {"bytes", "unique_total"});
+  const json &unique = json_at(dsl, {"bytes", "unique_total"});
   std::optional<double> bytes = lower_value(unique);
   t.schedule = s.to_json();
   t.formula = "T_mem = unique GM bytes / min(active blocks x per-block path rate, chip HBM peak)";
@@ -616,8 +607,8 @@ Term memory_dsl(const json &dsl, const Rates &rates, const TermOptions &, const 
   cv.strict_value = cv.value;
   cv.work = {{"bytes", *bytes},
              {"bytes_exact", unique.value("exact", false)},
-             {"read_unique", lower_value(at(dsl, {"bytes", "read", "unique_total"})).value_or(0)},
-             {"written_unique", lower_value(at(dsl, {"bytes", "written", "unique_total"})).value_or(0)},
+             {"read_unique", lower_value(json_at(dsl, {"bytes", "read", "unique_total"})).value_or(0)},
+             {"written_unique", lower_value(json_at(dsl, {"bytes", "written", "unique_total"})).value_or(0)},
              {"active_blocks", m.active_blocks},
              {"bandwidth", bw},
              {"packet_efficiency", "not applied on the DSL tier: transfer sizes are the compiler's choice"}};
