@@ -115,7 +115,7 @@ int main(int argc, char **argv) {
   for (int idx = 1; idx < argc; ++idx) wants_help = wants_help || std::string(argv[idx]) == "--help" || std::string(argv[idx]) == "-h";
   if (wants_help || command_index >= argc) {
     std::string footer = plugin_commands_footer(globals);
-    root.footer(footer + "\nExit status: 0 ok, 1 failure, 2 usage error, 3 invalid input, 4 unsound bound, 5 infrastructure error.\n"
+    root.footer(footer + "\nExit status: 0 ok, 1 failure, 2 usage error, 3 invalid input, 4 unsound bound, 5 infrastructure error, 130 interrupted.\n"
                          "Documentation: docs/cli.md");
   }
   try {
