@@ -241,7 +241,7 @@ void placement_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Findi
   const HivmView *view = ctx.in.hivm;
   const Rates *rates = ctx.in.rates;
   if (!has_hivm(ctx, gap, gaps)) return;
-  Schedule s = make_schedule(*view->blocks, view->aic.present, view->aiv.present, view->aiv.instances, *rates);
+  Schedule s = hivm_schedule(*view, *rates);
   double issue_per_s = rates->clock.value();
   double total = 0;
   for (const auto &[core, per_block] : view->fallback_per_block)
@@ -372,7 +372,7 @@ void serialization_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<F
   const HivmView *view = ctx.in.hivm;
   const Rates *rates = ctx.in.rates;
   if (!has_hivm(ctx, gap, gaps)) return;
-  Schedule s = make_schedule(*view->blocks, view->aic.present, view->aiv.present, view->aiv.instances, *rates);
+  Schedule s = hivm_schedule(*view, *rates);
   double total = 0;
   for (const BarrierStats &b : view->barriers) {
     if (b.kind != "avoidable" && b.kind != "redundant") continue;
@@ -424,7 +424,7 @@ void intra_unit_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Find
   const HivmView *view = ctx.in.hivm;
   const Rates *rates = ctx.in.rates;
   if (!has_hivm(ctx, gap, gaps)) return;
-  Schedule s = make_schedule(*view->blocks, view->aic.present, view->aiv.present, view->aiv.instances, *rates);
+  Schedule s = hivm_schedule(*view, *rates);
   double total = 0;
   for (const auto &[core, wasted] : view->vector_wasted_repeats) {
     if (!rates->vector_repeats().known()) break;

@@ -153,10 +153,6 @@ Term start(const std::string &name, const std::string &tier, const std::string &
   return t;
 }
 
-Schedule hivm_schedule(const HivmView &view, const Rates &rates) {
-  return make_schedule(*view.blocks, view.aic.present, view.aiv.present, view.aiv.instances, rates);
-}
-
 Term unknown_blocks(Term t, const HivmView &view) {
   t.value = Time::unknown("block count unknown: " + view.blocks_reason);
   t.strict_value = t.value;
@@ -339,6 +335,10 @@ Schedule make_schedule(double blocks, bool has_aic, bool has_aiv, double aiv_ins
   s.tail = blocks > 0 ? blocks - (s.waves - 1) * s.slots : 0;
   s.occupancy = s.waves > 0 ? blocks / (s.waves * s.slots) : 0;
   return s;
+}
+
+Schedule hivm_schedule(const HivmView &view, const Rates &rates) {
+  return make_schedule(*view.blocks, view.aic.present, view.aiv.present, view.aiv.instances, rates);
 }
 
 //===----------------------------------------------------------------------===//

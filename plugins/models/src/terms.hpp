@@ -55,6 +55,8 @@ struct Schedule {
 };
 
 Schedule make_schedule(double blocks, bool has_aic, bool has_aiv, double aiv_instances, const Rates &rates);
+/// The schedule of a HIVM program whose block count is known.
+Schedule hivm_schedule(const HivmView &view, const Rates &rates);
 
 Term grid_floor_dsl(const json &dsl, const Rates &rates, const TermOptions &options, const std::string &origin);
 Term grid_floor_hivm(const HivmView &view, const Rates &rates, const TermOptions &options);
