@@ -41,7 +41,25 @@ m::TermOptions options_from(const pb::sdk::Params &params) {
   return o;
 }
 
-/// A term kind: reads the tier it is given (exactly one of `dsl`, `hivm`).
+/// The HIVM-tier view from whichever of `work` (already aggregated) or
+/// `hivm` (the whole program, aggregated here) is connected.
+m::HivmView read_view(pb::sdk::RunContext &ctx) {
+  if (ctx.has_input("work")) return m::HivmView::from_work(ctx.json_input("work"), ctx.origin("work"));
+  return m::HivmView::from_json(ctx.json_input("hivm"), ctx.origin("hivm"));
+}
+
+/// `hivm_work`: aggregates a hivm_program once into the perfbound.hivm_work/1
+/// document the HIVM-tier terms and the combiner read (docs/model.md §3).
+class HivmWork : public pb::sdk::Node {
+ public:
+  explicit HivmWork(const pb::sdk::CreateContext &) {}
+  void run(pb::sdk::RunContext &ctx) override {
+    ctx.set_output("work", m::HivmView::from_json(ctx.json_input("hivm"), ctx.origin("hivm")).to_work());
+  }
+};
+
+/// A term kind: reads the tier it is given (exactly one of `dsl`, `work`,
+/// `hivm`).
 class TermNode : public pb::sdk::Node {
  public:
   using DslFn = m::Term (*)(const json &, const m::Rates &, const m::TermOptions &, const std::string &);
@@ -51,21 +69,20 @@ class TermNode : public pb::sdk::Node {
 
   void run(pb::sdk::RunContext &ctx) override {
     bool has_dsl = dsl_ != nullptr && ctx.has_input("dsl");
-    bool has_hivm = ctx.has_input("hivm");
-    if (has_dsl == has_hivm)
+    bool has_hivm = ctx.has_input("hivm"), has_work = ctx.has_input("work");
+    if (int(has_dsl) + int(has_hivm) + int(has_work) != 1)
       throw pb::sdk::InputError("node '" + ctx.node_id() + "' (" + kind_ + "): connect exactly one of " +
-                                (dsl_ != nullptr ? "'dsl' (perfbound.dsl_facts/1) or " : "") +
-                                "'hivm' (perfbound.hivm_program/1)" + (has_dsl ? ", not both" : ""));
+                                (dsl_ != nullptr ? "'dsl' (perfbound.dsl_facts/1), " : "") +
+                                "'work' (perfbound.hivm_work/1) or 'hivm' (perfbound.hivm_program/1)");
     m::Rates rates = read_rates(ctx);
     m::Term term;
     if (has_dsl) {
       term = dsl_(ctx.json_input("dsl"), rates, options_, ctx.origin("dsl"));
     } else {
-      m::HivmView view = m::HivmView::from_json(ctx.json_input("hivm"), ctx.origin("hivm"));
-      term = hivm_(view, rates, options_);
+      term = hivm_(read_view(ctx), rates, options_);
     }
     term.producer = {{"plugin", "perfbound.models"}, {"kind", kind_}, {"node", node_}};
-    ctx.set_output("term", term.to_json());
+    ctx.set_output("term", std::move(term).to_json());
   }
 
  private:
@@ -118,12 +135,14 @@ class Combiner : public pb::sdk::Node {
     std::optional<m::Rates> rates;
     if (ctx.has_input("profile")) rates = read_rates(ctx);
     std::optional<m::HivmView> view;
-    if (ctx.has_input("hivm")) view = m::HivmView::from_json(ctx.json_input("hivm"), ctx.origin("hivm"));
+    if (ctx.has_input("hivm") && ctx.has_input("work"))
+      throw pb::sdk::InputError("node '" + ctx.node_id() + "' (combiner): connect 'work' or 'hivm', not both");
+    if (ctx.has_input("hivm") || ctx.has_input("work")) view = read_view(ctx);
     in.hivm = view ? &*view : nullptr;
     in.dsl = ctx.has_input("dsl") ? &ctx.json_input("dsl") : nullptr;
     if (in.dsl != nullptr) in.dsl_origin = ctx.origin("dsl");
     in.rates = rates ? &*rates : nullptr;
-    json report = m::combine(in, options_);
+    json report = m::combine(std::move(in), options_);
     ctx.set_output("findings", m::findings_document(report));
     ctx.set_output("report", std::move(report));
   }
@@ -139,8 +158,10 @@ std::optional<std::string> render(std::string_view schema, const json &doc, std:
 std::vector<pb::sdk::PortSpec> term_inputs(bool dsl) {
   std::vector<pb::sdk::PortSpec> ports;
   if (dsl) ports.push_back(pb::sdk::optional_input("dsl", m::kDslSchema, "DSL facts (the DSL tier); or connect 'hivm'"));
-  ports.push_back(dsl ? pb::sdk::optional_input("hivm", m::kHivmSchema, "HIVM program (the HIVM tier); or connect 'dsl'")
-                      : pb::sdk::input("hivm", m::kHivmSchema, "HIVM program (this term exists on the HIVM tier only)"));
+  ports.push_back(pb::sdk::optional_input("work", m::kHivmWorkSchema,
+                                          "HIVM work from a hivm_work node (the HIVM tier, read once per pipeline)"));
+  ports.push_back(pb::sdk::optional_input("hivm", m::kHivmSchema, dsl ? "HIVM program (the HIVM tier); or connect 'work' or 'dsl'"
+                                                                       : "HIVM program (this term exists on the HIVM tier only); or connect 'work'"));
   ports.push_back(pb::sdk::input("profile", m::kProfileSchema, "hardware profile with its calibration"));
   return ports;
 }
@@ -156,6 +177,10 @@ pb::sdk::PluginSpec describe() {
       "Bound terms (grid floor, component floor, memory, serialization, issue floor), the combiner with the two "
       "limits (DSL and HIVM tier), the verdict in msprof's vocabulary, five-way attribution and ranked findings, and "
       "the launch-configuration sweep.";
+  spec.kinds.push_back(pb::sdk::kind<HivmWork>(
+      "hivm_work", "Aggregates a HIVM program once into the per-core work every HIVM-tier term reads",
+      {pb::sdk::input("hivm", m::kHivmSchema, "HIVM program (perfbound.extract_hivm)")},
+      {pb::sdk::output("work", m::kHivmWorkSchema, "per-core work by component and class, transfers, barriers, edges, fallbacks")}));
   spec.kinds.push_back(pb::sdk::kind<GridFloor>(
       "grid_floor", "Total work over the cores, with waves and occupancy (DSL or HIVM tier)", term_inputs(true),
       term_output()));
@@ -185,6 +210,7 @@ pb::sdk::PluginSpec describe() {
       {pb::sdk::multi_input("terms", m::kTermSchema, "every term to compose (any tier, any plugin)"),
        pb::sdk::optional_input("dsl", m::kDslSchema, "DSL facts (kernel name when there is no HIVM)"),
        pb::sdk::optional_input("hivm", m::kHivmSchema, "HIVM program (attribution and findings)"),
+       pb::sdk::optional_input("work", m::kHivmWorkSchema, "HIVM work (attribution and findings); or connect 'hivm'"),
        pb::sdk::optional_input("profile", m::kProfileSchema, "hardware profile (attribution rates)")},
       {pb::sdk::output("report", m::kReportSchema, "the bound report"),
        pb::sdk::output("findings", m::kFindingsSchema, "the ranked findings alone, for CI and agents")},

@@ -56,8 +56,8 @@ term = "mem.term"
       {"run", (tmp / "both.toml").string(), "--set", "ttir=" + modelstest::example("vector_add.ttir.mlir"), "--set",
        "hivm=" + modelstest::example("vector_add.npuir.mlir"), "--set", "launch={grid=[8192],args={n_elements=16777216}}"});
   CHECK(r.code == 1);
-  CHECK(r.err.find("node 'mem' (memory): connect exactly one of 'dsl' (perfbound.dsl_facts/1) or 'hivm' "
-                   "(perfbound.hivm_program/1), not both") != std::string::npos);
+  CHECK(r.err.find("node 'mem' (memory): connect exactly one of 'dsl' (perfbound.dsl_facts/1), 'work' "
+                   "(perfbound.hivm_work/1) or 'hivm' (perfbound.hivm_program/1)") != std::string::npos);
 }
 
 TEST_CASE("cli: perfbound sweep prices launches and names why it prunes") {

@@ -124,11 +124,11 @@ json Limit::to_json() const {
   json s = strict.to_json();
   s["binding_term"] = strict_binding_term.empty() ? json(nullptr) : json(strict_binding_term);
   s["binding_component"] = strict_binding_component.empty() ? json(nullptr) : json(strict_binding_component);
-  out["strict"] = s;
+  out["strict"] = std::move(s);
   out["additive"] = {{"terms", additive_terms}, {"seconds", additive_seconds}};
   json nc = json::array();
   for (const NotCounted &n : not_counted) nc.push_back({{"what", n.what}, {"reason", n.reason}});
-  out["not_counted"] = nc;
+  out["not_counted"] = std::move(nc);
   return out;
 }
 
@@ -201,7 +201,7 @@ void grid_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Finding> &
   double waves = schedule_number(s, "waves", 0), occupancy = schedule_number(s, "occupancy", 1);
   if (blocks <= 0 || slots <= 0) {
     gap.reason = "the binding term has no schedule";
-    gaps.push_back(gap);
+    gaps.push_back(std::move(gap));
     return;
   }
   gap.seconds = ctx.bound_seconds * (1.0 - occupancy);
@@ -231,7 +231,7 @@ void grid_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Finding> &
                u::format_number(slots) + " programs";
   }
   f.evidence = gap.evidence;
-  findings.push_back(f);
+  findings.push_back(std::move(f));
 }
 
 void placement_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Finding> &findings) {
@@ -291,13 +291,13 @@ void placement_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Findi
             {"fallback_ops_per_block", executions}};
     json cause_list = json::object();
     for (const auto &[cause, n] : causes) cause_list[cause] = n;
-    ev["causes"] = cause_list;
+    ev["causes"] = std::move(cause_list);
     f.evidence.push_back(ev);
     f.source = source_of(view->origin, loop.line, loc);
     gap.evidence.push_back(ev);
-    findings.push_back(f);
+    findings.push_back(std::move(f));
   }
-  gaps.push_back(gap);
+  gaps.push_back(std::move(gap));
 }
 
 void coalescing_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Finding> &findings) {
@@ -309,7 +309,7 @@ void coalescing_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Find
   if (!has_hivm(ctx, gap, gaps)) return;
   if (!rates->packet_efficiency() || !rates->hbm().known()) {
     gap.reason = "the profile has no packet-efficiency table or HBM bandwidth";
-    gaps.push_back(gap);
+    gaps.push_back(std::move(gap));
     return;
   }
   double chip = rates->hbm().value->value();
@@ -359,10 +359,10 @@ void coalescing_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Find
     f.evidence.push_back({{"path", g.path}, {"packet_bytes", g.packet}, {"transfer_bytes", g.transfer}, {"eta", g.eta},
                           {"grid_bytes", g.bytes}, {"lines", g.lines}});
     f.source = source_of(view->origin, g.lines.front(), "");
-    findings.push_back(f);
+    findings.push_back(std::move(f));
   }
   gap.seconds = total;
-  gaps.push_back(gap);
+  gaps.push_back(std::move(gap));
 }
 
 void serialization_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Finding> &findings) {
@@ -411,10 +411,10 @@ void serialization_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<F
     f.evidence.push_back(ev);
     f.source = b.lines.empty() ? json(nullptr) : source_of(view->origin, b.lines.front(), "");
     gap.evidence.push_back(ev);
-    if (b.executions.uniform > 0) findings.push_back(f);
+    if (b.executions.uniform > 0) findings.push_back(std::move(f));
   }
   gap.seconds = total;
-  gaps.push_back(gap);
+  gaps.push_back(std::move(gap));
 }
 
 void intra_unit_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Finding> &findings) {
@@ -439,7 +439,7 @@ void intra_unit_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Find
       f.action = "size tiles to whole 256-byte repeats (multiples of 64 f32 / 128 f16 elements per row)";
       f.gain = seconds;
       f.basis = gap.basis;
-      findings.push_back(f);
+      findings.push_back(std::move(f));
     }
   }
   if (rates->vector_latency().known())
@@ -460,7 +460,7 @@ void intra_unit_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Find
                               {"startup_cycles_each", rates->vector_latency().value->value()}, {"seconds", seconds}});
     }
   gap.seconds = total;
-  gaps.push_back(gap);
+  gaps.push_back(std::move(gap));
 }
 
 json finding_json(const Finding &f, int rank) {
@@ -485,7 +485,7 @@ std::string verdict_unit_for_memory(const std::vector<Term> &terms, const std::s
 
 }  // namespace
 
-json combine(const CombineInputs &in, const CombineOptions &options) {
+json combine(CombineInputs in, const CombineOptions &options) {
   Limit dsl = compose(in.terms, "dsl");
   Limit hivm = compose(in.terms, "hivm");
   json report = pb::sdk::make_document(kReportSchema);
@@ -530,7 +530,7 @@ json combine(const CombineInputs &in, const CombineOptions &options) {
     strict["tier"] = strict_from.tier;
     strict["binding_term"] = strict_from.strict_binding_term;
     strict["binding_component"] = strict_from.strict_binding_component;
-    bound["strict"] = strict;
+    bound["strict"] = std::move(strict);
   } else {
     bound = Time::unknown(hivm.present || dsl.present ? "no limit could be computed: " +
                                                             (hivm.present ? hivm.value.reason : dsl.value.reason)
@@ -545,7 +545,7 @@ json combine(const CombineInputs &in, const CombineOptions &options) {
   bound["formula"] =
       "T_bound = max(T_bound_DSL, T_bound_HIVM); per tier T = max(max_F T_F, max_c (max_F T_F,c + sum_A T_A,c)) over "
       "floor terms F and additive terms A (docs/model.md §4)";
-  report["bound"] = bound;
+  report["bound"] = std::move(bound);
 
   json limits{{"dsl", dsl.to_json()}, {"hivm", hivm.to_json()}};
   json invariant;
@@ -564,9 +564,9 @@ json combine(const CombineInputs &in, const CombineOptions &options) {
     invariant["holds"] = nullptr;
     invariant["message"] = std::string("not checked: ") + (!dsl.value.seconds ? "no DSL limit" : "no HIVM limit");
   }
-  limits["invariant"] = invariant;
-  report["limits"] = limits;
-  report["terms"] = in.term_documents;
+  limits["invariant"] = invariant;  // also read below, for the finding
+  report["limits"] = std::move(limits);
+  report["terms"] = std::move(in.term_documents);
 
   // Verdict, in msprof's vocabulary.
   json verdict;
@@ -590,7 +590,7 @@ json combine(const CombineInputs &in, const CombineOptions &options) {
   } else {
     verdict = {{"class", nullptr}, {"unit", nullptr}, {"why", "no bound"}};
   }
-  report["verdict"] = verdict;
+  report["verdict"] = std::move(verdict);
 
   // Attribution and findings.
   std::vector<Gap> gaps;
@@ -613,7 +613,7 @@ json combine(const CombineInputs &in, const CombineOptions &options) {
     f.title = invariant["message"].get<std::string>();
     f.action = "check the HIVM dump and the launch values against the TTIR: one tier counted work the other did not";
     f.gain_reason = "not a performance finding";
-    findings.push_back(f);
+    findings.push_back(std::move(f));
   }
   json attribution;
   attribution["reference"] = options.measured_seconds ? Time::known(*options.measured_seconds).to_json()
@@ -621,15 +621,15 @@ json combine(const CombineInputs &in, const CombineOptions &options) {
   attribution["bound"] = chosen != nullptr ? chosen->value.to_json() : Time::unknown("no bound").to_json();
   double explained = 0;
   json items = json::object();
-  for (const Gap &g : gaps) {
+  for (Gap &g : gaps) {
     json item = g.seconds ? Time::known(*g.seconds).to_json() : Time::unknown(g.reason).to_json();
     item["meaning"] = g.meaning;
     item["basis"] = g.basis;
-    item["evidence"] = g.evidence;
-    items[g.name] = item;
+    item["evidence"] = std::move(g.evidence);
+    items[g.name] = std::move(item);
     if (g.seconds) explained += *g.seconds;
   }
-  attribution["gaps"] = items;
+  attribution["gaps"] = std::move(items);
   if (options.measured_seconds && chosen != nullptr) {
     double gap = *options.measured_seconds - *chosen->value.seconds;
     attribution["gap"] = Time::known(std::max(0.0, gap)).to_json();
@@ -644,7 +644,7 @@ json combine(const CombineInputs &in, const CombineOptions &options) {
     attribution["explained"] = Time::known(explained).to_json();
     attribution["note"] = "each gap is the estimated time a fix would save (separate what-ifs, not additive)";
   }
-  report["attribution"] = attribution;
+  report["attribution"] = std::move(attribution);
 
   std::stable_sort(findings.begin(), findings.end(), [](const Finding &a, const Finding &b) {
     double ga = a.gain.value_or(-1), gb = b.gain.value_or(-1);
@@ -656,7 +656,7 @@ json combine(const CombineInputs &in, const CombineOptions &options) {
     if (rank >= options.top_findings) break;
     list.push_back(finding_json(f, ++rank));
   }
-  report["findings"] = list;
+  report["findings"] = std::move(list);
   if (options.measured_seconds) report["measurement"] = Time::known(*options.measured_seconds).to_json();
   return report;
 }

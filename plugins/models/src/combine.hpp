@@ -55,8 +55,10 @@ struct CombineInputs {
   std::string dsl_origin;
 };
 
-/// The perfbound.bound_report/1 document (and its findings).
-json combine(const CombineInputs &inputs, const CombineOptions &options);
+/// The perfbound.bound_report/1 document (and its findings). Takes the
+/// inputs by value: pass them with std::move and the term documents move
+/// into the report instead of being copied.
+json combine(CombineInputs inputs, const CombineOptions &options);
 
 /// The perfbound.findings/1 document of a report.
 json findings_document(const json &report);

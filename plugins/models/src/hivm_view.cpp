@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "term.hpp"
+
 namespace pb::models {
 
 namespace {
@@ -347,6 +349,266 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
   }
   if (program.contains("unmodelled") && program["unmodelled"].is_array())
     for (const json &u : program["unmodelled"]) view.unmodelled.push_back(string_or(u, "op"));
+  return view;
+}
+
+}  // namespace pb::models
+
+//===----------------------------------------------------------------------===//
+// perfbound.hivm_work/1: the view as a document
+//===----------------------------------------------------------------------===//
+//
+// Records that repeat are rows (fixed-position arrays, laid out in
+// abi/schemas/perfbound.hivm_work.v1.schema.json) so that reading the
+// document back is a few hundred array lookups, not a member search per
+// field.
+
+namespace pb::models {
+
+namespace {
+
+json amount_row(const Amount &a) { return json::array({a.uniform, a.dependent}); }
+
+json ref_row(const OpRef &r) { return json::array({r.id, r.line, r.op, r.loc, r.per_block}); }
+
+json amounts(const std::map<std::string, Amount> &by_key) {
+  json out = json::object();
+  for (const auto &[key, a] : by_key) out[key] = amount_row(a);
+  return out;
+}
+
+json ints(const std::vector<int> &values) {
+  json out = json::array();
+  for (int v : values) out.push_back(v);
+  return out;
+}
+
+/// Reads the rows of one member with positional checks; every malformed
+/// row names the member and its index.
+class WorkReader {
+ public:
+  WorkReader(const json &doc, std::string where) : doc_(doc), where_(std::move(where)) {}
+
+  const json &member(const char *key, bool array) const {
+    auto it = doc_.find(key);
+    if (it == doc_.end() || (array ? !it->is_array() : !it->is_object()))
+      throw pb::sdk::InputError(where_ + ": member '" + key + "' must be " + (array ? "an array" : "an object"));
+    return *it;
+  }
+  /// Row `idx` of `key`, checked to have `size` fields.
+  const json &row(const json &rows, const char *key, size_t idx, size_t size) const {
+    const json &r = rows[idx];
+    if (!r.is_array() || r.size() != size)
+      throw pb::sdk::InputError(where_ + ": " + key + "[" + std::to_string(idx) + "] must be a row of " +
+                                std::to_string(size) + " fields");
+    return r;
+  }
+  double number(const json &v, const char *key) const {
+    if (!v.is_number()) throw pb::sdk::InputError(where_ + ": " + key + ": expected a number, got " + v.dump());
+    return v.get<double>();
+  }
+  std::string text(const json &v, const char *key) const {
+    if (!v.is_string()) throw pb::sdk::InputError(where_ + ": " + key + ": expected a string, got " + v.dump());
+    return v.get<std::string>();
+  }
+  bool flag(const json &v, const char *key) const {
+    if (!v.is_boolean()) throw pb::sdk::InputError(where_ + ": " + key + ": expected true or false, got " + v.dump());
+    return v.get<bool>();
+  }
+  Amount amount(const json &v, const char *key) const {
+    if (!v.is_array() || v.size() != 2)
+      throw pb::sdk::InputError(where_ + ": " + key + ": an amount is [per-block uniform, grid dependent]");
+    return {number(v[0], key), number(v[1], key)};
+  }
+  std::map<std::string, Amount> amounts(const json &obj, const char *key) const {
+    std::map<std::string, Amount> out;
+    if (!obj.is_object()) throw pb::sdk::InputError(where_ + ": " + key + " must be an object of amounts");
+    for (auto it = obj.begin(); it != obj.end(); ++it) out.emplace(it.key(), amount(it.value(), key));
+    return out;
+  }
+  std::vector<OpRef> refs(const json &rows, const char *key) const {
+    std::vector<OpRef> out;
+    if (!rows.is_array()) throw pb::sdk::InputError(where_ + ": " + key + " must be an array of op rows");
+    out.reserve(rows.size());
+    for (size_t idx = 0; idx < rows.size(); ++idx) {
+      const json &r = row(rows, key, idx, 5);
+      out.push_back({static_cast<int>(number(r[0], key)), static_cast<int>(number(r[1], key)), text(r[2], key),
+                     text(r[3], key), number(r[4], key)});
+    }
+    return out;
+  }
+  std::vector<int> lines(const json &v, const char *key) const {
+    std::vector<int> out;
+    if (!v.is_array()) throw pb::sdk::InputError(where_ + ": " + key + ": lines must be an array");
+    out.reserve(v.size());
+    for (const json &l : v) out.push_back(static_cast<int>(number(l, key)));
+    return out;
+  }
+
+ private:
+  const json &doc_;
+  std::string where_;
+};
+
+}  // namespace
+
+json HivmView::to_work() const {
+  json doc = pb::sdk::make_document(kHivmWorkSchema);
+  doc["kernel"] = kernel;
+  doc["origin"] = origin;
+  doc["blocks"] = blocks ? json(*blocks) : json(nullptr);
+  if (!blocks) doc["blocks_reason"] = blocks_reason;
+  json cores = json::object();
+  for (const auto &[name, type] : {std::pair<const char *, const CoreType *>{"aic", &aic}, {"aiv", &aiv}})
+    if (type->present) cores[name] = {{"instances", type->instances}, {"function", type->function}};
+  doc["cores"] = std::move(cores);
+  json comps = json::array();
+  for (const auto &[key, cw] : components) {
+    json c = json::object();
+    c["core"] = cw.core;
+    c["component"] = cw.component;
+    c["by_class"] = amounts(cw.by_class);
+    json top = json::array();
+    for (const OpRef &r : cw.top) top.push_back(ref_row(r));
+    c["top"] = std::move(top);
+    comps.push_back(std::move(c));
+  }
+  doc["components"] = std::move(comps);
+  doc["issued_guaranteed"] = amounts(issued_guaranteed);
+  doc["issued_as_written"] = amounts(issued_as_written);
+  doc["scalar_as_written"] = amounts(scalar_as_written);
+  json issue = json::object();
+  for (const auto &[core, refs] : issue_top) {
+    json rows = json::array();
+    for (const OpRef &r : refs) rows.push_back(ref_row(r));
+    issue[core] = std::move(rows);
+  }
+  doc["issue_top"] = std::move(issue);
+  doc["vector_flop"] = amounts(vector_flop);
+  json rows = json::array();
+  for (const Transfer &t : transfers)
+    rows.push_back(json::array({t.write, t.transfer_bytes, t.packet_bytes, t.path, t.core, amount_row(t.bytes), t.line, t.gm_buffer}));
+  doc["transfers"] = std::move(rows);
+  rows = json::array();
+  for (const BarrierStats &b : barriers)
+    rows.push_back(json::array({b.core, b.pipe, b.kind, amount_row(b.executions), ints(b.lines)}));
+  doc["barriers"] = std::move(rows);
+  rows = json::array();
+  for (const EdgeInfo &e : edges)
+    rows.push_back(json::array({e.producer, e.consumer, e.mandatory, e.cross_core, e.multiplicity, ints(e.lines)}));
+  doc["edges"] = std::move(rows);
+  rows = json::array();
+  for (const FallbackLoop &l : fallback_loops)
+    rows.push_back(json::array({l.line, l.depth, l.core, l.iterations_per_block, l.exact, l.scalar_per_iteration,
+                                l.issued_per_iteration, l.cause}));
+  doc["fallback_loops"] = std::move(rows);
+  rows = json::array();
+  for (const FallbackOp &f : fallbacks) rows.push_back(json::array({f.line, f.core, f.op, f.cause, f.count_per_block, f.loc}));
+  doc["fallbacks"] = std::move(rows);
+  json per_block = json::object();
+  for (const auto &[core, n] : fallback_per_block) per_block[core] = n;
+  doc["fallback_per_block"] = std::move(per_block);
+  doc["vector_wasted_repeats"] = amounts(vector_wasted_repeats);
+  doc["vector_instructions"] = amounts(vector_instructions);
+  rows = json::array();
+  for (const Missing &m : missing) rows.push_back(json::array({m.what, m.reason, m.ops, ints(m.lines), m.first_op}));
+  doc["missing"] = std::move(rows);
+  doc["unmodelled"] = unmodelled;
+  return doc;
+}
+
+HivmView HivmView::from_work(const json &work, const std::string &origin) {
+  const std::string where = origin + ": " + kHivmWorkSchema;
+  if (!work.is_object()) throw pb::sdk::InputError(where + ": the document must be a JSON object");
+  WorkReader in(work, where);
+  HivmView view;
+  view.kernel = in.text(pb::sdk::require(work, "kernel", where), "kernel");
+  view.origin = in.text(pb::sdk::require(work, "origin", where), "origin");
+  const json &blocks = pb::sdk::require(work, "blocks", where);
+  if (blocks.is_null()) {
+    view.blocks_reason = work.contains("blocks_reason") ? in.text(work["blocks_reason"], "blocks_reason") : "unknown";
+  } else {
+    view.blocks = in.number(blocks, "blocks");
+  }
+  const json &cores = in.member("cores", false);
+  for (auto it = cores.begin(); it != cores.end(); ++it) {
+    CoreType *type = it.key() == "aic" ? &view.aic : it.key() == "aiv" ? &view.aiv : nullptr;
+    if (type == nullptr) throw pb::sdk::InputError(where + ": cores: unknown core type '" + it.key() + "' (aic, aiv)");
+    type->present = true;
+    type->instances = in.number(pb::sdk::require(it.value(), "instances", where + ".cores"), "instances");
+    type->function = in.text(pb::sdk::require(it.value(), "function", where + ".cores"), "function");
+  }
+  if (!view.aic.present && !view.aiv.present) throw pb::sdk::InputError(where + ": no AIC or AIV core in 'cores'");
+  for (const json &c : in.member("components", true)) {
+    ComponentWork cw;
+    cw.core = in.text(pb::sdk::require(c, "core", where + ".components"), "components.core");
+    cw.component = in.text(pb::sdk::require(c, "component", where + ".components"), "components.component");
+    cw.by_class = in.amounts(pb::sdk::require(c, "by_class", where + ".components"), "components.by_class");
+    cw.top = in.refs(pb::sdk::require(c, "top", where + ".components"), "components.top");
+    std::string key = cw.core + "." + cw.component;
+    view.components.emplace(std::move(key), std::move(cw));
+  }
+  view.issued_guaranteed = in.amounts(in.member("issued_guaranteed", false), "issued_guaranteed");
+  view.issued_as_written = in.amounts(in.member("issued_as_written", false), "issued_as_written");
+  view.scalar_as_written = in.amounts(in.member("scalar_as_written", false), "scalar_as_written");
+  const json &issue = in.member("issue_top", false);
+  for (auto it = issue.begin(); it != issue.end(); ++it) view.issue_top[it.key()] = in.refs(it.value(), "issue_top");
+  view.vector_flop = in.amounts(in.member("vector_flop", false), "vector_flop");
+  const json &transfers = in.member("transfers", true);
+  view.transfers.reserve(transfers.size());
+  for (size_t idx = 0; idx < transfers.size(); ++idx) {
+    const json &r = in.row(transfers, "transfers", idx, 8);
+    Transfer t;
+    t.write = in.flag(r[0], "transfers");
+    t.transfer_bytes = in.number(r[1], "transfers");
+    t.packet_bytes = in.number(r[2], "transfers");
+    t.path = in.text(r[3], "transfers");
+    t.core = in.text(r[4], "transfers");
+    t.bytes = in.amount(r[5], "transfers");
+    t.line = static_cast<int>(in.number(r[6], "transfers"));
+    t.gm_buffer = in.text(r[7], "transfers");
+    view.transfers.push_back(std::move(t));
+  }
+  const json &barriers = in.member("barriers", true);
+  for (size_t idx = 0; idx < barriers.size(); ++idx) {
+    const json &r = in.row(barriers, "barriers", idx, 5);
+    view.barriers.push_back({in.text(r[0], "barriers"), in.text(r[1], "barriers"), in.text(r[2], "barriers"),
+                             in.amount(r[3], "barriers"), in.lines(r[4], "barriers")});
+  }
+  const json &edges = in.member("edges", true);
+  for (size_t idx = 0; idx < edges.size(); ++idx) {
+    const json &r = in.row(edges, "edges", idx, 6);
+    view.edges.push_back({in.text(r[0], "edges"), in.text(r[1], "edges"), in.flag(r[2], "edges"), in.flag(r[3], "edges"),
+                          in.number(r[4], "edges"), in.lines(r[5], "edges")});
+  }
+  const json &loops = in.member("fallback_loops", true);
+  for (size_t idx = 0; idx < loops.size(); ++idx) {
+    const json &r = in.row(loops, "fallback_loops", idx, 8);
+    view.fallback_loops.push_back({static_cast<int>(in.number(r[0], "fallback_loops")),
+                                   static_cast<int>(in.number(r[1], "fallback_loops")), in.text(r[2], "fallback_loops"),
+                                   in.number(r[3], "fallback_loops"), in.flag(r[4], "fallback_loops"),
+                                   in.number(r[5], "fallback_loops"), in.number(r[6], "fallback_loops"),
+                                   in.text(r[7], "fallback_loops")});
+  }
+  const json &fallbacks = in.member("fallbacks", true);
+  for (size_t idx = 0; idx < fallbacks.size(); ++idx) {
+    const json &r = in.row(fallbacks, "fallbacks", idx, 6);
+    view.fallbacks.push_back({static_cast<int>(in.number(r[0], "fallbacks")), in.text(r[1], "fallbacks"),
+                              in.text(r[2], "fallbacks"), in.text(r[3], "fallbacks"), in.number(r[4], "fallbacks"),
+                              in.text(r[5], "fallbacks")});
+  }
+  const json &per_block = in.member("fallback_per_block", false);
+  for (auto it = per_block.begin(); it != per_block.end(); ++it)
+    view.fallback_per_block[it.key()] = in.number(it.value(), "fallback_per_block");
+  view.vector_wasted_repeats = in.amounts(in.member("vector_wasted_repeats", false), "vector_wasted_repeats");
+  view.vector_instructions = in.amounts(in.member("vector_instructions", false), "vector_instructions");
+  const json &missing = in.member("missing", true);
+  for (size_t idx = 0; idx < missing.size(); ++idx) {
+    const json &r = in.row(missing, "missing", idx, 5);
+    view.missing.push_back({in.text(r[0], "missing"), in.text(r[1], "missing"),
+                            static_cast<int>(in.number(r[2], "missing")), in.lines(r[3], "missing"), in.text(r[4], "missing")});
+  }
+  for (const json &u : in.member("unmodelled", true)) view.unmodelled.push_back(in.text(u, "unmodelled"));
   return view;
 }
 

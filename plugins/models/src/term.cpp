@@ -81,44 +81,66 @@ void Term::settle() {
     not_counted.push_back({"components with an unknown value", unknown_reason});
 }
 
-json Term::to_json() const {
+namespace {
+
+/// `member` as an rvalue when the document is built from a term that is
+/// done (Move), else as a const reference (copied into the document).
+template <bool Move, class X>
+decltype(auto) pass(X &member) {
+  if constexpr (Move) return std::move(member);
+  else return static_cast<const X &>(member);
+}
+
+template <bool Move, class T>
+json term_document(T &t) {
   json doc = pb::sdk::make_document(kTermSchema);
-  doc["term"] = name;
-  doc["tier"] = tier;
-  doc["role"] = role;
-  doc["value"] = value.to_json();
-  doc["strict_value"] = strict_value.to_json();
-  doc["assurance"] = assurance_name(assurance);
-  doc["sound"] = assurance == Assurance::Strict && value.seconds.has_value();
-  doc["component"] = component.empty() ? json(nullptr) : json(component);
-  doc["core"] = core.empty() ? json(nullptr) : json(core);
+  doc["term"] = t.name;
+  doc["tier"] = t.tier;
+  doc["role"] = t.role;
+  doc["value"] = t.value.to_json();
+  doc["strict_value"] = t.strict_value.to_json();
+  doc["assurance"] = assurance_name(t.assurance);
+  doc["sound"] = t.assurance == Assurance::Strict && t.value.seconds.has_value();
+  doc["component"] = t.component.empty() ? json(nullptr) : json(t.component);
+  doc["core"] = t.core.empty() ? json(nullptr) : json(t.core);
   json comps = json::array();
-  for (const ComponentValue &cv : per_component) {
-    json c{{"component", cv.component}, {"core", cv.core.empty() ? json(nullptr) : json(cv.core)},
-           {"value", cv.value.to_json()}, {"strict_value", cv.strict_value.to_json()},
-           {"assurance", assurance_name(cv.assurance)}, {"work", cv.work},
-           {"rate", cv.rate.is_array() ? json{{"by_class", cv.rate}} : cv.rate}};
+  for (auto &cv : t.per_component) {
+    json c = json::object();
+    c["component"] = cv.component;
+    c["core"] = cv.core.empty() ? json(nullptr) : json(cv.core);
+    c["value"] = cv.value.to_json();
+    c["strict_value"] = cv.strict_value.to_json();
+    c["assurance"] = assurance_name(cv.assurance);
+    c["work"] = pass<Move>(cv.work);
+    if (cv.rate.is_array()) c["rate"] = json{{"by_class", pass<Move>(cv.rate)}};
+    else c["rate"] = pass<Move>(cv.rate);
     comps.push_back(std::move(c));
   }
   doc["per_component"] = std::move(comps);
   json rate_list = json::array();
-  for (size_t idx = 0; idx < rates.size(); ++idx) {
-    json r = rates[idx].to_json();
-    r["use"] = rate_use[idx];
-    if (!rate_argument[idx].empty()) r["argument"] = rate_argument[idx];
+  for (size_t idx = 0; idx < t.rates.size(); ++idx) {
+    json r = t.rates[idx].to_json();
+    r["use"] = t.rate_use[idx];
+    if (!t.rate_argument[idx].empty()) r["argument"] = t.rate_argument[idx];
     rate_list.push_back(std::move(r));
   }
   doc["rates"] = std::move(rate_list);
-  doc["work"] = work;
+  doc["work"] = pass<Move>(t.work);
   json nc = json::array();
-  for (const NotCounted &n : not_counted) nc.push_back({{"what", n.what}, {"reason", n.reason}});
+  for (const NotCounted &n : t.not_counted) nc.push_back({{"what", n.what}, {"reason", n.reason}});
   doc["not_counted"] = std::move(nc);
-  doc["evidence"] = evidence;
-  if (!schedule.is_null()) doc["schedule"] = schedule;
-  if (!formula.empty()) doc["formula"] = formula;
-  doc["producer"] = producer;
+  doc["evidence"] = pass<Move>(t.evidence);
+  if (!t.schedule.is_null()) doc["schedule"] = pass<Move>(t.schedule);
+  if (!t.formula.empty()) doc["formula"] = t.formula;
+  doc["producer"] = pass<Move>(t.producer);
   return doc;
 }
+
+}  // namespace
+
+json Term::to_json() const & { return term_document<false>(*this); }
+
+json Term::to_json() && { return term_document<true>(*this); }
 
 namespace {
 std::string str(const json &obj, const char *key) {

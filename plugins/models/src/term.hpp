@@ -33,6 +33,7 @@ inline constexpr const char *kFindingsSchema = "perfbound.findings/1";
 inline constexpr const char *kSweepSchema = "perfbound.sweep/1";
 inline constexpr const char *kDslSchema = "perfbound.dsl_facts/1";
 inline constexpr const char *kHivmSchema = "perfbound.hivm_program/1";
+inline constexpr const char *kHivmWorkSchema = "perfbound.hivm_work/1";
 inline constexpr const char *kProfileSchema = "perfbound.profile/1";
 
 enum class Assurance { Strict, Argued, Diagnostic };
@@ -89,7 +90,9 @@ struct Term {
   void add_rate(const RateRecord &record, const std::string &use = "bound", const std::string &argument = {});
   /// Sets value/component/core from the largest non-diagnostic entry.
   void settle();
-  [[nodiscard]] json to_json() const;
+  [[nodiscard]] json to_json() const &;
+  /// The same document, moving the JSON members out of a term that is done.
+  [[nodiscard]] json to_json() &&;
   /// Reads a term document; throws pb::sdk::InputError naming `origin`.
   static Term from_json(const json &doc, const std::string &origin);
 };

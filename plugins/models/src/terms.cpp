@@ -107,27 +107,32 @@ Busy busy_time(const std::map<std::string, Amount> &by_class, const std::functio
   return busy;
 }
 
-ComponentValue component_value(const std::string &core, const std::string &component, const Busy &busy) {
+/// The component's entry; moves the busy time's work and rates into it.
+ComponentValue component_value(const std::string &core, const std::string &component, Busy &busy) {
   ComponentValue cv;
   cv.core = core;
   cv.component = component;
   cv.value = Time::known(busy.seconds());
   cv.strict_value = cv.value;
-  cv.work = busy.work;
+  cv.work = std::move(busy.work);
   cv.work["waves_form_s"] = busy.waves_form;
   cv.work["mean_form_s"] = busy.mean_form;
-  cv.rate = busy.rates;
+  cv.rate = std::move(busy.rates);
   return cv;
 }
 
-json evidence_of(const std::vector<OpRef> &top, const std::string &origin, const std::string &what) {
-  json out = json::array();
+/// Appends one evidence entry per contributing op to `out`.
+void add_evidence(json &out, const std::vector<OpRef> &top, const std::string &origin, const std::string &what) {
   for (const OpRef &ref : top) {
-    json e{{"file", origin}, {"line", ref.line}, {"op", ref.op}, {"per_block", ref.per_block}, {"what", what}};
+    json e = json::object();
+    e["file"] = origin;
+    e["line"] = ref.line;
+    e["op"] = ref.op;
+    e["per_block"] = ref.per_block;
+    e["what"] = what;
     if (!ref.loc.empty()) e["source"] = ref.loc;
     out.push_back(std::move(e));
   }
-  return out;
 }
 
 void absorb(Term &term, const Busy &busy) {
@@ -435,6 +440,7 @@ Term grid_floor_hivm(const HivmView &view, const Rates &rates, const TermOptions
   if (!view.blocks) return unknown_blocks(t, view);
   Schedule s = hivm_schedule(view, rates);
   std::vector<DslResource> resources;
+  resources.reserve(8);
   auto add = [&](const std::string &core, const std::string &component, const std::string &cls, const Amount &a,
                  ClassRate rate, double parallel) {
     if (a.grid(s.blocks) <= 0) return;
@@ -535,7 +541,7 @@ Term component_floor_hivm(const HivmView &view, const Rates &rates, const TermOp
     if (component == "scalar")
       cv.work["counted"] = "instructions that must exist: one per scalar memory access and per HIVM scalar op";
     t.per_component.push_back(std::move(cv));
-    for (const json &e : evidence_of(cw.top, view.origin, key)) t.evidence.push_back(e);
+    add_evidence(t.evidence, cw.top, view.origin, key);
   }
   if (!options.instruction_count.empty() && options.issue_per_cycle > 0)
     t.add_rate(issue_record(options, rates), "bound", kArgumentIssueRate);
@@ -865,8 +871,7 @@ Term issue_floor_hivm(const HivmView &view, const Rates &rates, const TermOption
     t.per_component.push_back(std::move(cv));
     auto top = view.issue_top.find(core);
     if (top != view.issue_top.end())
-      for (const json &e : evidence_of(top->second, view.origin, std::string(core) + " scalar memory access"))
-        t.evidence.push_back(e);
+      add_evidence(t.evidence, top->second, view.origin, std::string(core) + " scalar memory access");
   }
   t.add_rate(rate.record, "bound", kArgumentIssueRate);
   if (as_written)
