@@ -1,13 +1,16 @@
 //===- bench_models.cpp - whole-bound evaluation and sweep throughput -----===//
 //
-//   BM_WholeBound/<case>          every term + the combiner from documents that
-//                                 are already extracted and parsed (what a
-//                                 pipeline's model nodes do after the edges)
-//   BM_WholeBoundWithParse/<case> the same, including parsing the
-//                                 hivm_program JSON text
+//   whole_bound/<case>            every HIVM-tier term + the combiner, from the
+//                                 parsed perfbound.hivm_work/1 document (what the
+//                                 shipped pipelines pass the model nodes)
+//   whole_bound/<case>_with_parse the same, including parsing its JSON text
+//   whole_bound/<case>_from_program
+//                                 from the parsed hivm_program (including the
+//                                 aggregation the hivm_work node does)
 //   bound_from_view/<case>        only the terms and the combiner, from the
-//                                 HivmView already read from the document
-//   BM_Sweep/<kernel>             DSL-tier bounds per second on one core
+//                                 HivmView already read
+//   hivm_work/<case>              the aggregation alone (program -> work)
+//   sweep/<kernel>                DSL-tier bounds per second on one core
 //                                 (configs/s = items_per_second)
 //
 // Inputs: the real chunk_kda and seeded_serial dumps from ../shared (skipped
@@ -82,7 +85,7 @@ json report_from_view(const m::HivmView &view, const m::Rates &rates) {
   documents.push_back(m::issue_floor_hivm(view, rates, options).to_json());
   m::CombineInputs in;
   for (json &doc : documents) {
-    in.terms.push_back(m::Term::from_json(doc, "bench"));
+    in.terms.push_back(m::Term::from_json(doc, "bench", m::Term::Read::Numbers));
     in.term_documents.push_back(std::move(doc));
   }
   in.hivm = &view;
@@ -102,22 +105,45 @@ const Case kChunkKda{"chunk_kda.npuir.mlir", R"({"schema":"perfbound.launch/1","
 const Case kSeededSerial{"seeded_serial_on.npuir.mlir",
                          R"({"schema":"perfbound.launch/1","grid":[4096],"args":{"4":8388608,"5":65536}})"};
 
-void whole_bound(benchmark::State &state, const Case &c, bool parse) {
+/// What a whole-bound evaluation starts from.
+enum class From {
+  Work,           // the parsed perfbound.hivm_work/1 document (what the shipped pipelines pass the models)
+  WorkText,       // its JSON text (parsing included)
+  Program,        // the parsed perfbound.hivm_program/1 (aggregation included: the hivm_work node's job)
+};
+
+void whole_bound(benchmark::State &state, const Case &c, From from) {
   std::string text = program_text(c.dump, json::parse(c.launch));
   if (text.empty()) {
     state.SkipWithError("../shared not found: real dumps unavailable");
     return;
   }
   json program = json::parse(text);
+  json work = m::HivmView::from_json(program, "bench").to_work();
+  std::string work_text = work.dump();
   m::Rates rates = m::Rates::from_profile(profile(), "ascend_910b3");
   for (auto _ : state) {
-    if (parse) {
-      json parsed = json::parse(text);
-      benchmark::DoNotOptimize(report_from(parsed, rates));
-    } else {
-      benchmark::DoNotOptimize(report_from(program, rates));
+    switch (from) {
+      case From::Work: benchmark::DoNotOptimize(report_from_view(m::HivmView::from_work(work, "bench"), rates)); break;
+      case From::WorkText:
+        benchmark::DoNotOptimize(report_from_view(m::HivmView::from_work(json::parse(work_text), "bench"), rates));
+        break;
+      case From::Program: benchmark::DoNotOptimize(report_from(program, rates)); break;
     }
   }
+  state.counters["document_bytes"] = static_cast<double>(from == From::Program ? text.size() : work_text.size());
+}
+
+/// The hivm_work node alone: the program's op records aggregated into the
+/// work document.
+void hivm_work(benchmark::State &state, const Case &c) {
+  std::string text = program_text(c.dump, json::parse(c.launch));
+  if (text.empty()) {
+    state.SkipWithError("../shared not found: real dumps unavailable");
+    return;
+  }
+  json program = json::parse(text);
+  for (auto _ : state) benchmark::DoNotOptimize(m::HivmView::from_json(program, "bench").to_work());
   state.counters["document_bytes"] = static_cast<double>(text.size());
 }
 
@@ -164,14 +190,18 @@ void sweep(benchmark::State &state, const std::string &ttir, const std::string &
 
 }  // namespace
 
-BENCHMARK_CAPTURE(whole_bound, chunk_kda, kChunkKda, false)->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(whole_bound, seeded_serial, kSeededSerial, false)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(whole_bound, chunk_kda, kChunkKda, From::Work)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(whole_bound, seeded_serial, kSeededSerial, From::Work)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(whole_bound, chunk_kda_with_parse, kChunkKda, From::WorkText)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(whole_bound, chunk_kda_from_program, kChunkKda, From::Program)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(bound_from_view, chunk_kda, kChunkKda)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(bound_from_view, seeded_serial, kSeededSerial)->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(whole_bound, chunk_kda_with_parse, kChunkKda, true)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(hivm_work, chunk_kda, kChunkKda)->Unit(benchmark::kMicrosecond);
 // Fixed iteration counts, for instruction counts under valgrind --tool=callgrind
-// (this VM's clock varies by 2x between runs; instruction counts do not).
-BENCHMARK_CAPTURE(whole_bound, chunk_kda_fixed, kChunkKda, false)->Iterations(20)->Unit(benchmark::kMicrosecond);
+// (this VM's clock varies by 2x between runs; instruction counts do not):
+//   valgrind --tool=callgrind --toggle-collect='*report_from_view*' \
+//       build/bin/perfbound_bench_models --benchmark_filter=bound_from_view/chunk_kda_fixed
+BENCHMARK_CAPTURE(whole_bound, chunk_kda_fixed, kChunkKda, From::Work)->Iterations(20)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(bound_from_view, chunk_kda_fixed, kChunkKda)->Iterations(20)->Unit(benchmark::kMicrosecond);
 
 // 4096 launches of the tutorial vector add: n from 2048 to 8M in steps of

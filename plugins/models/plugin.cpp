@@ -129,7 +129,7 @@ class Combiner : public pb::sdk::Node {
     uint32_t n = ctx.input_count("terms");
     for (uint32_t idx = 0; idx < n; ++idx) {
       const json &doc = ctx.json_input("terms", idx);
-      in.terms.push_back(m::Term::from_json(doc, ctx.origin("terms", idx)));
+      in.terms.push_back(m::Term::from_json(doc, ctx.origin("terms", idx), m::Term::Read::Numbers));
       in.term_documents.push_back(doc);
     }
     std::optional<m::Rates> rates;

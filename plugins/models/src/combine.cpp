@@ -156,7 +156,9 @@ struct Finding {
 };
 
 json source_of(const std::string &file, int line, const std::string &loc) {
-  json s{{"file", file}, {"line", line}};
+  json s = json::object();
+  s["file"] = file;
+  s["line"] = line;
   s["python"] = loc.empty() ? json(nullptr) : json(loc);
   return s;
 }
@@ -328,8 +330,16 @@ void coalescing_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Find
     double bytes = t.bytes.grid(*view->blocks);
     double loss = bytes / (chip * eta) - bytes / chip;
     total += loss;
-    gap.evidence.push_back({{"file", view->origin}, {"line", t.line}, {"path", t.path}, {"packet_bytes", t.packet_bytes},
-                            {"transfer_bytes", t.transfer_bytes}, {"eta", eta}, {"grid_bytes", bytes}, {"loss_s", loss}});
+    json ev = json::object();
+    ev["file"] = view->origin;
+    ev["line"] = t.line;
+    ev["path"] = t.path;
+    ev["packet_bytes"] = t.packet_bytes;
+    ev["transfer_bytes"] = t.transfer_bytes;
+    ev["eta"] = eta;
+    ev["grid_bytes"] = bytes;
+    ev["loss_s"] = loss;
+    gap.evidence.push_back(std::move(ev));
     auto it = std::find_if(groups.begin(), groups.end(), [&](const Group &g) {
       return g.path == t.path && g.packet == t.packet_bytes && g.transfer == t.transfer_bytes;
     });
@@ -463,14 +473,22 @@ void intra_unit_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Find
   gaps.push_back(std::move(gap));
 }
 
-json finding_json(const Finding &f, int rank) {
-  json out{{"rank", rank}, {"id", f.id}, {"category", f.category}, {"title", f.title}, {"action", f.action}};
-  json gain{{"unit", "s"}, {"basis", f.basis}};
+/// The finding's document; moves its evidence and source out.
+json finding_json(Finding &f, int rank) {
+  json out = json::object();
+  out["rank"] = rank;
+  out["id"] = std::move(f.id);
+  out["category"] = std::move(f.category);
+  out["title"] = std::move(f.title);
+  out["action"] = std::move(f.action);
+  json gain = json::object();
+  gain["unit"] = "s";
+  gain["basis"] = std::move(f.basis);
   gain["value"] = f.gain ? json(*f.gain) : json(nullptr);
-  if (!f.gain) gain["reason"] = f.gain_reason.empty() ? std::string("no estimate") : f.gain_reason;
-  out["gain"] = gain;
-  out["evidence"] = f.evidence;
-  out["source"] = f.source.is_null() ? json(nullptr) : f.source;
+  if (!f.gain) gain["reason"] = f.gain_reason.empty() ? std::string("no estimate") : std::move(f.gain_reason);
+  out["gain"] = std::move(gain);
+  out["evidence"] = std::move(f.evidence);
+  out["source"] = std::move(f.source);
   return out;
 }
 
@@ -652,7 +670,7 @@ json combine(CombineInputs in, const CombineOptions &options) {
   });
   json list = json::array();
   int rank = 0;
-  for (const Finding &f : findings) {
+  for (Finding &f : findings) {
     if (rank >= options.top_findings) break;
     list.push_back(finding_json(f, ++rank));
   }

@@ -125,8 +125,12 @@ const char *rate_kind_name(RateKind kind) {
 }
 
 json RateRecord::to_json() const {
-  json out{{"name", name}, {"value", value ? json(*value) : json(nullptr)}, {"unit", unit},
-           {"kind", rate_kind_name(kind)}, {"source", source}};
+  json out = json::object();
+  out["name"] = name;
+  out["value"] = value ? json(*value) : json(nullptr);
+  out["unit"] = unit;
+  out["kind"] = rate_kind_name(kind);
+  out["source"] = source;
   if (!note.empty()) out["note"] = note;
   if (!value && !reason.empty()) out["reason"] = reason;
   return out;

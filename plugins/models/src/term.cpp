@@ -24,7 +24,9 @@ Assurance assurance_from(const std::string &name, Assurance fallback) {
 std::string human_seconds(double seconds) { return u::human(seconds, u::Dimension::Time); }
 
 json Time::to_json() const {
-  json out{{"value", seconds ? json(*seconds) : json(nullptr)}, {"unit", "s"}};
+  json out = json::object();
+  out["value"] = seconds ? json(*seconds) : json(nullptr);
+  out["unit"] = "s";
   if (!seconds) out["reason"] = reason.empty() ? std::string("unknown") : reason;
   return out;
 }
@@ -150,7 +152,8 @@ std::string str(const json &obj, const char *key) {
 }
 }  // namespace
 
-Term Term::from_json(const json &doc, const std::string &origin) {
+Term Term::from_json(const json &doc, const std::string &origin, Read read) {
+  const bool all = read == Read::All;
   const std::string where = origin + ": perfbound.bound_term/1";
   Term t;
   t.name = pb::sdk::require_string(doc, "term", where);
@@ -179,11 +182,11 @@ Term Term::from_json(const json &doc, const std::string &origin) {
                         : cv.assurance == Assurance::Strict ? cv.value
                                                             : Time::known(0);
       if (c.contains("work")) cv.work = c["work"];
-      if (c.contains("rate")) cv.rate = c["rate"];
+      if (all && c.contains("rate")) cv.rate = c["rate"];
       t.per_component.push_back(std::move(cv));
     }
   }
-  if (doc.contains("rates") && doc["rates"].is_array()) {
+  if (all && doc.contains("rates") && doc["rates"].is_array()) {
     for (const json &r : doc["rates"]) {
       RateRecord rec;
       rec.name = str(r, "name");
@@ -199,12 +202,12 @@ Term Term::from_json(const json &doc, const std::string &origin) {
       t.rate_argument.push_back(str(r, "argument"));
     }
   }
-  if (doc.contains("work")) t.work = doc["work"];
+  if (all && doc.contains("work")) t.work = doc["work"];
   if (doc.contains("not_counted") && doc["not_counted"].is_array())
     for (const json &n : doc["not_counted"]) t.not_counted.push_back({str(n, "what"), str(n, "reason")});
-  if (doc.contains("evidence") && doc["evidence"].is_array()) t.evidence = doc["evidence"];
+  if (all && doc.contains("evidence") && doc["evidence"].is_array()) t.evidence = doc["evidence"];
   if (doc.contains("schedule")) t.schedule = doc["schedule"];
-  if (doc.contains("producer")) t.producer = doc["producer"];
+  if (all && doc.contains("producer")) t.producer = doc["producer"];
   t.formula = str(doc, "formula");
   return t;
 }

@@ -93,8 +93,14 @@ struct Term {
   [[nodiscard]] json to_json() const &;
   /// The same document, moving the JSON members out of a term that is done.
   [[nodiscard]] json to_json() &&;
+  /// How much of a term document to read.
+  enum class Read {
+    All,      // every member
+    Numbers,  // what composing limits needs: values, assurance, per-component values and work, schedule,
+              // not_counted (no evidence, rate records, producer: the combiner keeps the document itself)
+  };
   /// Reads a term document; throws pb::sdk::InputError naming `origin`.
-  static Term from_json(const json &doc, const std::string &origin);
+  static Term from_json(const json &doc, const std::string &origin, Read read = Read::All);
 };
 
 /// Seconds for people: "257.7 us".

@@ -97,8 +97,11 @@ Busy busy_time(const std::map<std::string, Amount> &by_class, const std::functio
     }
     busy.waves_form += rate.time(s.waves * amount.uniform / instances).value();
     busy.mean_form += rate.time(grid / (s.slots * instances)).value();
-    busy.work[cls] = {{"per_block_uniform", amount.uniform}, {"grid_dependent", amount.dependent}, {"grid_total", grid},
-                      {"unit", rate.unit}};
+    json &entry = busy.work[cls];
+    entry["per_block_uniform"] = amount.uniform;
+    entry["grid_dependent"] = amount.dependent;
+    entry["grid_total"] = grid;
+    entry["unit"] = rate.unit;
     busy.records.push_back(rate.record);
     json r = rate.record.to_json();
     r["class"] = cls;
