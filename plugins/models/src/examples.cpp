@@ -1,6 +1,7 @@
 //===- examples.cpp - example inputs for `perfbound plugin check` ---------===//
 #include "examples.hpp"
 
+#include "hivm_view.hpp"
 #include "term.hpp"
 
 namespace pb::models {
@@ -89,11 +90,24 @@ void add_examples(pb::sdk::PluginSpec &spec) {
   }
   for (const char *kind : {"serialization", "issue_floor"})
     spec.examples.push_back({kind, "vector add, HIVM tier", std::nullopt, {hivm, profile}, PB_OK});
+  // The aggregated work document of the same program, as the hivm_work node writes it.
+  const ExampleInputSpec work{"work", kHivmWorkSchema, HivmView::from_json(pb::sdk::json::parse(kHivm), "example").to_work().dump(),
+                              PB_ENCODING_JSON};
+  spec.examples.push_back({"hivm_work", "vector add program", std::nullopt, {hivm}, PB_OK});
+  spec.examples.push_back({"hivm_work", "a program without functions (refused)", std::nullopt,
+                           {{"hivm", kHivmSchema, R"({"schema":"perfbound.hivm_program/1","ops":[]})", PB_ENCODING_JSON}},
+                           PB_ERR_INVALID_INPUT});
+  for (const char *kind : {"grid_floor", "component_floor", "memory", "serialization", "issue_floor"})
+    spec.examples.push_back({kind, "vector add, aggregated HIVM work", std::nullopt, {work, profile}, PB_OK});
+  spec.examples.push_back({"issue_floor", "work and program at once (refused)", std::nullopt, {work, hivm, profile},
+                           PB_ERR_INVALID_INPUT});
   spec.examples.push_back({"issue_floor", "a profile without a clock (refused)", std::nullopt,
                            {hivm, {"profile", kProfileSchema, R"({"schema":"perfbound.profile/1","name":"x"})", PB_ENCODING_JSON}},
                            PB_ERR_INVALID_INPUT});
   spec.examples.push_back({"combiner", "one HIVM memory term", std::nullopt,
                            {{"terms", kTermSchema, example_term(), PB_ENCODING_JSON}, hivm, profile}, PB_OK});
+  spec.examples.push_back({"combiner", "one HIVM memory term, aggregated work", std::nullopt,
+                           {{"terms", kTermSchema, example_term(), PB_ENCODING_JSON}, work, profile}, PB_OK});
   spec.examples.push_back({"combiner", "a term without a tier (refused)", std::nullopt,
                            {{"terms", kTermSchema, R"({"schema":"perfbound.bound_term/1","term":"x","role":"floor","value":{"value":1,"unit":"s"}})",
                              PB_ENCODING_JSON}},
