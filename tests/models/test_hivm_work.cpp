@@ -20,7 +20,8 @@ namespace {
 
 /// bound_hivm.toml as it was before the `hivm_work` node: every term and
 /// the combiner read the whole program.
-const char *kProgramWired = R"(version = 1
+std::string program_wired_pipeline() {
+  std::string toml = R"(version = 1
 [inputs]
 hivm = { kind = "file", schema = "perfbound.hivm_text/1" }
 launch = { kind = "table", schema = "perfbound.launch/1" }
@@ -29,27 +30,13 @@ profile = { kind = "profile", default = "ascend_910b3" }
 plugin = "perfbound.extract_hivm"
 kind = "hivm_program"
 inputs = { hivm = "inputs.hivm", launch = "inputs.launch", profile = "inputs.profile" }
-[nodes.grid]
-plugin = "perfbound.models"
-kind = "grid_floor"
-inputs = { hivm = "ops.program", profile = "inputs.profile" }
-[nodes.core]
-plugin = "perfbound.models"
-kind = "component_floor"
-inputs = { hivm = "ops.program", profile = "inputs.profile" }
-[nodes.memory]
-plugin = "perfbound.models"
-kind = "memory"
-inputs = { hivm = "ops.program", profile = "inputs.profile" }
-[nodes.serial]
-plugin = "perfbound.models"
-kind = "serialization"
-inputs = { hivm = "ops.program", profile = "inputs.profile" }
-[nodes.issue]
-plugin = "perfbound.models"
-kind = "issue_floor"
-inputs = { hivm = "ops.program", profile = "inputs.profile" }
-[nodes.bound]
+)";
+  const std::pair<const char *, const char *> terms[] = {
+      {"grid", "grid_floor"}, {"core", "component_floor"}, {"memory", "memory"}, {"serial", "serialization"}, {"issue", "issue_floor"}};
+  for (const auto &[node, kind] : terms)
+    toml += std::string("[nodes.") + node + "]\nplugin = \"perfbound.models\"\nkind = \"" + kind +
+            "\"\ninputs = { hivm = \"ops.program\", profile = \"inputs.profile\" }\n";
+  toml += R"([nodes.bound]
 plugin = "perfbound.models"
 kind = "combiner"
 inputs = { terms = ["grid.term", "core.term", "memory.term", "serial.term", "issue.term"], hivm = "ops.program", profile = "inputs.profile" }
@@ -58,11 +45,13 @@ bound = "bound.report"
 findings = "bound.findings"
 program = "ops.program"
 )";
+  return toml;
+}
 
 /// The same report through both wirings, and the program document.
 json same_report_both_ways(const std::string &hivm, const std::string &launch) {
   pbtest::TempDir tmp;
-  pbtest::write_file(tmp / "program_wired.toml", kProgramWired);
+  pbtest::write_file(tmp / "program_wired.toml", program_wired_pipeline());
   std::vector<std::string> args{"--set", "hivm=" + hivm, "--set", launch};
   modelstest::RunOut via_work = modelstest::run_pipeline(modelstest::pipeline("bound_hivm.toml"), args);
   modelstest::RunOut via_program = modelstest::run_pipeline((tmp / "program_wired.toml").string(), args);

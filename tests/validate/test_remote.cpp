@@ -66,7 +66,9 @@ bool port_open(int port) {
 /// An sshd on 127.0.0.1 accepting one throwaway key for the current user.
 class LoopbackSshd {
  public:
-  LoopbackSshd() {
+  /// `sftp`: whether the server offers the SFTP subsystem (OpenSSH 9's scp
+  /// copies over it; servers without it need the legacy `scp -O`).
+  explicit LoopbackSshd(bool sftp = true) {
     for (const char *key : {"host_key", "client_key"}) {
       pbtest::CliResult made = pbtest::run_program("/usr/bin/ssh-keygen", {"-q", "-t", "ed25519", "-N", "", "-f", (dir_ / key).string()});
       if (made.code != 0) {
@@ -90,7 +92,8 @@ class LoopbackSshd {
                                                  "\nAuthorizedKeysFile " + (dir_ / "authorized_keys").string() +
                                                  "\nPidFile " + (dir_ / "sshd.pid").string() +
                                                  "\nStrictModes no\nUsePAM no\nPasswordAuthentication no\n"
-                                                 "KbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\nSubsystem sftp internal-sftp\n");
+                                                 "KbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\n" +
+                                                 (sftp ? "Subsystem sftp internal-sftp\n" : ""));
     pid_ = fork();
     if (pid_ == 0) {
       if (freopen((dir_ / "sshd.log").c_str(), "w", stderr) == nullptr) _exit(126);
@@ -133,12 +136,12 @@ class LoopbackSshd {
   std::string error_;
 };
 
-#define REQUIRE_LOOPBACK_SSHD(server)                                                       \
+#define REQUIRE_LOOPBACK_SSHD(server, ...)                                                  \
   if (!have_openssh()) {                                                                    \
     MESSAGE("SKIPPED: OpenSSH (sshd, ssh, scp, ssh-keygen) not installed; remote test not run"); \
     return;                                                                                 \
   }                                                                                         \
-  LoopbackSshd server;                                                                      \
+  LoopbackSshd server __VA_ARGS__;                                                          \
   REQUIRE_MESSAGE(server.error().empty(), server.error())
 
 }  // namespace
@@ -181,6 +184,30 @@ TEST_CASE("remote runner: sync, compile after the preamble, run under the msprof
   // A failing remote command is a failure with its exit status.
   pv::CommandResult failed = runner.compile({"false"}, rdir);
   CHECK(failed.describe() == "exited with 1");
+}
+
+TEST_CASE("remote runner: a server without the SFTP subsystem gets scp -O, and the log says so") {
+  REQUIRE_LOOPBACK_SSHD(server, {false});
+  pbtest::TempDir tmp;
+  pbtest::write_file(tmp / "host.toml", server.host_config(tmp / "remote", "[timeouts]\nsync = 30\nfetch = 30\n"));
+  pv::RemoteHost host = pv::load_remote_host(tmp / "host.toml");
+  pbtest::write_file(tmp / "variant" / "kernel.npuir.mlir", "// a dump\n");
+  pv::RemoteRunner runner(host, tmp / "logs", "run1");
+  pv::CommandResult synced = runner.sync(tmp / "variant");
+  REQUIRE_MESSAGE(synced.ok(), pbtest::read_file(synced.log));
+  const std::string rdir = runner.remote_root() + "/variant";
+  CHECK(pbtest::read_file(fs::path(rdir) / "kernel.npuir.mlir") == "// a dump\n");
+  const std::string sync_log = pbtest::read_file(tmp / "logs" / "sync.log");
+  CHECK(sync_log.find("subsystem request failed") != std::string::npos);
+  CHECK(sync_log.find("perfbound: the server has no SFTP subsystem; retrying with scp -O (legacy SCP protocol)") !=
+        std::string::npos);
+  CHECK(synced.argv.at(1) == "-O");
+  // Later copies use -O straight away: no failed attempt in the fetch log.
+  pv::CommandResult fetched = runner.fetch(rdir + "/kernel.npuir.mlir", tmp / "back" / "kernel.npuir.mlir");
+  REQUIRE_MESSAGE(fetched.ok(), pbtest::read_file(fetched.log));
+  CHECK(fetched.argv.at(1) == "-O");
+  CHECK(pbtest::read_file(tmp / "back" / "kernel.npuir.mlir") == "// a dump\n");
+  CHECK(pbtest::read_file(tmp / "logs" / "fetch.log").find("subsystem request failed") == std::string::npos);
 }
 
 TEST_CASE("counterfactual over ssh: both variants synced, built, run and fetched; a dead host is INFRA_ERROR") {

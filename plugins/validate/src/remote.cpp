@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "toml_reader.hpp"
@@ -108,6 +109,34 @@ std::vector<std::string> RemoteRunner::scp_argv() const {
   return argv;
 }
 
+CommandResult RemoteRunner::scp(const std::vector<std::string> &args, double timeout_s, const fs::path &log) {
+  auto attempt = [&](bool legacy) {
+    CommandSpec spec;
+    spec.argv = scp_argv();
+    if (legacy) spec.argv.insert(spec.argv.begin() + 1, "-O");
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    spec.timeout_s = timeout_s;
+    spec.log = log;
+    return run_command(spec);
+  };
+  std::error_code ec;
+  const auto before = fs::exists(log, ec) ? fs::file_size(log, ec) : 0;
+  CommandResult result = attempt(legacy_scp_);
+  if (result.ok() || legacy_scp_ || result.timed_out || result.interrupted || !result.start_error.empty()) return result;
+  // What this attempt wrote to the (appended) log.
+  std::string written;
+  {
+    std::ifstream in(log, std::ios::binary);
+    in.seekg(static_cast<std::streamoff>(before));
+    written.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  if (written.find("subsystem request failed") == std::string::npos) return result;
+  std::ofstream(log, std::ios::app) << "perfbound: the server has no SFTP subsystem; retrying with scp -O (legacy SCP protocol)\n";
+  CommandResult legacy = attempt(true);
+  if (legacy.ok()) legacy_scp_ = true;
+  return legacy;
+}
+
 std::string RemoteRunner::remote_line(const std::vector<std::string> &argv, const std::string &remote_cwd) const {
   std::string line = "cd " + shell_quote(remote_cwd);
   for (const std::string &p : host_.preamble) line += " && " + p;
@@ -127,12 +156,8 @@ CommandResult RemoteRunner::ssh(const std::string &remote_command, const std::st
 CommandResult RemoteRunner::sync(const fs::path &local_dir) {
   CommandResult made = ssh("mkdir -p " + shell_quote(remote_root()), "sync", host_.sync_timeout_s);
   if (!made.ok()) return made;
-  CommandSpec spec;
-  spec.argv = scp_argv();
-  spec.argv.insert(spec.argv.end(), {"-r", local_dir.string(), host_.destination + ":" + remote_root() + "/"});
-  spec.timeout_s = host_.sync_timeout_s;
-  spec.log = log_dir_ / "sync.log";
-  return run_command(spec);
+  return scp({"-r", local_dir.string(), host_.destination + ":" + remote_root() + "/"}, host_.sync_timeout_s,
+             log_dir_ / "sync.log");
 }
 
 CommandResult RemoteRunner::compile(const std::vector<std::string> &argv, const std::string &remote_cwd) {
@@ -182,12 +207,7 @@ CommandResult RemoteRunner::fetch_matching(const std::string &remote_dir_path, c
 
 CommandResult RemoteRunner::fetch(const std::string &remote_path, const fs::path &local_path) {
   if (!local_path.parent_path().empty()) fs::create_directories(local_path.parent_path());
-  CommandSpec spec;
-  spec.argv = scp_argv();
-  spec.argv.insert(spec.argv.end(), {host_.destination + ":" + remote_path, local_path.string()});
-  spec.timeout_s = host_.fetch_timeout_s;
-  spec.log = log_dir_ / "fetch.log";
-  return run_command(spec);
+  return scp({host_.destination + ":" + remote_path, local_path.string()}, host_.fetch_timeout_s, log_dir_ / "fetch.log");
 }
 
 }  // namespace perfbound::validate

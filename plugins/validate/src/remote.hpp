@@ -94,8 +94,14 @@ class RemoteRunner {
  private:
   CommandResult ssh(const std::string &remote_command, const std::string &step, double timeout_s);
   [[nodiscard]] std::vector<std::string> scp_argv() const;
+  /// scp with `args` (sources, destination). OpenSSH 9 copies over SFTP; a
+  /// server without the SFTP subsystem refuses that, and the copy is retried
+  /// once with `scp -O` (the legacy SCP protocol), which is then kept for
+  /// the rest of the run. The log says so.
+  CommandResult scp(const std::vector<std::string> &args, double timeout_s, const std::filesystem::path &log);
 
   RemoteHost host_;
+  bool legacy_scp_ = false;  // the server needed scp -O
   std::filesystem::path log_dir_;
   std::string run_id_;
 };
