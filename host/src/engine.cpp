@@ -176,6 +176,13 @@ RunResult Engine::run(const ResolvedPipeline &pipeline, const RunOptions &option
         result.diagnostics.error(decl.loc, "", "hardware profile " + ri.path.string() + " " + p);
       input_docs[name] = document;
     } else {
+      // A JSON schema on a raw-text input would reach the plugin unchecked.
+      if (decl.kind == "file" && schemas_.has(decl.schema) && !schemas_.is_text(decl.schema)) {
+        result.diagnostics.error(decl.loc, "", "pipeline input '" + name + "' has kind \"file\" (raw text) but carries " +
+                                                   decl.schema + ", a JSON document schema: declare it kind = \"document\" " +
+                                                   "so the file is parsed and checked against the schema");
+        continue;
+      }
       auto text = read_file(ri.path);
       if (!text) {
         result.diagnostics.error(decl.loc, "", "pipeline input '" + name + "': " + text.error().message);

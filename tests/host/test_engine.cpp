@@ -220,6 +220,32 @@ TEST_CASE("a table input that violates its schema is rejected before anything ru
   CHECK(r.nodes.empty());
 }
 
+TEST_CASE("a JSON document schema on a raw-text file input is refused before anything runs") {
+  Harness h({"good"});
+  pbtest::TempDir tmp;
+  pbtest::write_file(tmp / "config.json", R"({"schema":"perfbound_test.config/1","x":"ten"})");
+  Diagnostics diags;
+  auto rp = h.resolve_text(R"(version = 1
+[inputs]
+config = { kind = "file", schema = "perfbound_test.config/1" }
+[nodes.x]
+plugin = "perfbound_test.good"
+kind = "table_value"
+inputs = { config = "inputs.config" }
+[outputs]
+x = "x.out"
+)",
+                           diags, {{"config", (tmp / "config.json").string()}});
+  REQUIRE_MESSAGE(rp, diags.format());
+  RunResult r = h.run(*rp);
+  CHECK(r.status == "invalid");
+  REQUIRE(r.diagnostics.items().size() == 1);
+  CHECK(r.diagnostics.items()[0].message ==
+        "pipeline input 'config' has kind \"file\" (raw text) but carries perfbound_test.config/1, a JSON document schema: "
+        "declare it kind = \"document\" so the file is parsed and checked against the schema");
+  CHECK(r.nodes.empty());
+}
+
 TEST_CASE("an unconnected optional port runs with no input") {
   Harness h({"good"});
   Diagnostics diags;
