@@ -157,7 +157,7 @@ std::optional<std::string> render(std::string_view schema, const json &doc, std:
 
 std::vector<pb::sdk::PortSpec> term_inputs(bool dsl) {
   std::vector<pb::sdk::PortSpec> ports;
-  if (dsl) ports.push_back(pb::sdk::optional_input("dsl", m::kDslSchema, "DSL facts (the DSL tier); or connect 'hivm'"));
+  if (dsl) ports.push_back(pb::sdk::optional_input("dsl", m::kDslSchema, "DSL facts (the DSL tier); or connect 'work' or 'hivm'"));
   ports.push_back(pb::sdk::optional_input("work", m::kHivmWorkSchema,
                                           "HIVM work from a hivm_work node (the HIVM tier, read once per pipeline)"));
   ports.push_back(pb::sdk::optional_input("hivm", m::kHivmSchema, dsl ? "HIVM program (the HIVM tier); or connect 'work' or 'dsl'"
