@@ -28,7 +28,7 @@ pb::sdk::PluginSpec describe() {
                                            {pb::sdk::output("out", "perfbound_bench.value/1")}));
   // A source needs no inputs: make "in" optional on a second kind.
   spec.kinds.push_back(pb::sdk::kind<Pass>("start", "Emits 1",
-                                           {pb::sdk::PortSpec{"in", "perfbound_bench.value/1", PB_PORT_OPTIONAL | PB_PORT_MULTI, ""}},
+                                           {pb::sdk::PortSpec{"in", "perfbound_bench.value/1", PB_PORT_OPTIONAL | PB_PORT_MULTI, "", {}}},
                                            {pb::sdk::output("out", "perfbound_bench.value/1")}));
   return spec;
 }

@@ -14,7 +14,8 @@ namespace {
 
 std::string port_line(const PortInfo &p) {
   std::string s = p.name + " : " + p.schema;
-  if (p.optional()) s += " (optional)";
+  if (!p.one_of.empty()) s += " (one of group '" + p.one_of + "': connect exactly one)";
+  else if (p.optional()) s += " (optional)";
   if (p.multi()) s += " (list)";
   return s;
 }

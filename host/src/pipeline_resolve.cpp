@@ -1,5 +1,6 @@
 //===- pipeline_resolve.cpp - overrides, graph checks and ordering --------===//
 #include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -268,7 +269,35 @@ class Resolver {
           diags_.error(n.loc, n.id, "required input port '" + port.name + "' (" + port.schema + ") of " + rn.plugin->id +
                                         "/" + rn.kind->name + " is not connected");
       }
+      check_alternatives(n, rn, connected);
       out_.nodes.push_back(std::move(rn));
+    }
+  }
+
+  /// Groups of alternative inputs (pb_port.one_of, ABI 1.1): exactly one
+  /// input of each group must be connected.
+  void check_alternatives(const NodeDecl &n, const ResolvedNode &rn, const std::set<std::string> &connected) {
+    std::map<std::string, std::vector<const PortInfo *>> groups;
+    for (const PortInfo &port : rn.kind->inputs)
+      if (!port.one_of.empty()) groups[port.one_of].push_back(&port);
+    const std::string who = rn.plugin->id + "/" + rn.kind->name;
+    for (const auto &[group, ports] : groups) {
+      std::vector<std::string> all, on;
+      for (const PortInfo *p : ports) {
+        all.push_back("'" + p->name + "' (" + p->schema + ")");
+        if (connected.count(p->name) != 0) on.push_back("'" + p->name + "'");
+      }
+      auto join = [](const std::vector<std::string> &items, const char *last) {
+        std::string out;
+        for (size_t idx = 0; idx < items.size(); ++idx)
+          out += (idx == 0 ? "" : idx + 1 == items.size() ? last : ", ") + items[idx];
+        return out;
+      };
+      if (on.empty())
+        diags_.error(n.loc, n.id, "connect one of " + join(all, " or ") + " of " + who + " (alternative inputs '" + group + "')");
+      else if (on.size() > 1)
+        diags_.error(n.loc, n.id, "connects " + join(on, " and ") + " of " + who + ", which are alternatives ('" + group +
+                                      "'): connect exactly one of " + join(all, " or "));
     }
   }
 

@@ -239,7 +239,7 @@ PluginCheckReport check_plugin(const fs::path &library, HostServices &host, cons
       bool has_required = false;
       json params = default_params(kinfo, has_required);
       bool required_input = false;
-      for (const PortInfo &p : kinfo.inputs) required_input = required_input || !p.optional();
+      for (const PortInfo &p : kinfo.inputs) required_input = required_input || !p.optional() || !p.one_of.empty();
       if (has_required) {
         out.push_back({label + " without inputs", "skip", "has required parameters; exercised through its examples only"});
       } else {

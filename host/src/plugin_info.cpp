@@ -89,7 +89,9 @@ json port_json(const PortInfo &p) {
   json flags = json::array();
   if (p.optional()) flags.push_back("optional");
   if (p.multi()) flags.push_back("multi");
-  return json{{"name", p.name}, {"schema", p.schema}, {"flags", flags}, {"description", p.description}};
+  json j{{"name", p.name}, {"schema", p.schema}, {"flags", flags}, {"description", p.description}};
+  if (!p.one_of.empty()) j["one_of"] = p.one_of;
+  return j;
 }
 
 json kind_json(const KindInfo &k) {
@@ -157,7 +159,7 @@ std::optional<std::string> read_string(const char *s, const std::string &what, b
   return out;
 }
 
-void describe_ports(const pb_port *const *ports, uint32_t count, const std::string &where,
+void describe_ports(const pb_port *const *ports, uint32_t count, const std::string &where, bool inputs,
                     std::vector<PortInfo> &out, std::vector<std::string> &violations) {
   if (count > 0 && ports == nullptr) {
     violations.push_back(where + ": count is " + std::to_string(count) + " but the array is NULL");
@@ -202,6 +204,20 @@ void describe_ports(const pb_port *const *ports, uint32_t count, const std::stri
       }());
     info.flags = p->flags & (PB_PORT_OPTIONAL | PB_PORT_MULTI);
     info.description = desc.value_or("");
+    // ABI 1.1: groups of alternative inputs.
+    if (p->struct_size >= offsetof(pb_port, one_of) + sizeof(p->one_of) && p->one_of != nullptr) {
+      auto group = read_string(p->one_of, at + ".one_of", true, violations);
+      if (group && !group->empty()) {
+        if (!inputs)
+          violations.push_back(at + ": one_of '" + *group + "' on an output (groups of alternatives are for inputs)");
+        else if (!is_valid_name(*group))
+          violations.push_back(at + ": one_of group name '" + *group + "' is not [a-z][a-z0-9_]*");
+        else if ((p->flags & PB_PORT_OPTIONAL) == 0)
+          violations.push_back(at + ": an input of one_of group '" + *group + "' must carry PB_PORT_OPTIONAL");
+        else
+          info.one_of = *group;
+      }
+    }
     out.push_back(std::move(info));
   }
 }
@@ -359,8 +375,8 @@ DescribeResult describe_plugin(const pb_plugin *plugin, uint32_t abi_major, uint
       if (k->create == nullptr) v.push_back(at + ": create is NULL");
       if (k->run == nullptr) v.push_back(at + ": run is NULL");
       if (k->destroy == nullptr) v.push_back(at + ": destroy is NULL");
-      describe_ports(k->inputs, k->input_count, at + " inputs", kind.inputs, v);
-      describe_ports(k->outputs, k->output_count, at + " outputs", kind.outputs, v);
+      describe_ports(k->inputs, k->input_count, at + " inputs", true, kind.inputs, v);
+      describe_ports(k->outputs, k->output_count, at + " outputs", false, kind.outputs, v);
       for (const PortInfo &p : kind.outputs)
         if (p.flags != 0) v.push_back(at + " output '" + p.name + "': flags are only meaningful on inputs");
       describe_params(k->params, k->param_count, at + " params", kind.params, v);
@@ -415,6 +431,7 @@ std::optional<PortInfo> port_from_json(const json &j, std::string &err) {
   p.name = j.at("name").get<std::string>();
   p.schema = j.at("schema").get<std::string>();
   p.description = j.value("description", "");
+  p.one_of = j.value("one_of", "");
   for (const json &f : j.value("flags", json::array())) {
     if (f == "optional")
       p.flags |= PB_PORT_OPTIONAL;

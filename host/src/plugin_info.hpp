@@ -30,6 +30,7 @@ struct PortInfo {
   std::string schema;
   uint32_t flags = 0;
   std::string description;
+  std::string one_of;  // group of alternative inputs (ABI 1.1): exactly one of the group is connected
   [[nodiscard]] bool optional() const { return (flags & PB_PORT_OPTIONAL) != 0; }
   [[nodiscard]] bool multi() const { return (flags & PB_PORT_MULTI) != 0; }
 };

@@ -156,12 +156,12 @@ std::optional<std::string> render(std::string_view schema, const json &doc, std:
 }
 
 std::vector<pb::sdk::PortSpec> term_inputs(bool dsl) {
+  // The tier's input: exactly one of these (the host checks it before the run).
   std::vector<pb::sdk::PortSpec> ports;
-  if (dsl) ports.push_back(pb::sdk::optional_input("dsl", m::kDslSchema, "DSL facts (the DSL tier); or connect 'work' or 'hivm'"));
-  ports.push_back(pb::sdk::optional_input("work", m::kHivmWorkSchema,
-                                          "HIVM work from a hivm_work node (the HIVM tier, read once per pipeline)"));
-  ports.push_back(pb::sdk::optional_input("hivm", m::kHivmSchema, dsl ? "HIVM program (the HIVM tier); or connect 'work' or 'dsl'"
-                                                                       : "HIVM program (this term exists on the HIVM tier only); or connect 'work'"));
+  if (dsl) ports.push_back(pb::sdk::alternative_input("dsl", m::kDslSchema, "tier", "DSL facts (the DSL tier)"));
+  ports.push_back(pb::sdk::alternative_input("work", m::kHivmWorkSchema, "tier",
+                                             "HIVM work from a hivm_work node (the HIVM tier, aggregated once per pipeline)"));
+  ports.push_back(pb::sdk::alternative_input("hivm", m::kHivmSchema, "tier", "HIVM program (the HIVM tier, aggregated by this node)"));
   ports.push_back(pb::sdk::input("profile", m::kProfileSchema, "hardware profile with its calibration"));
   return ports;
 }

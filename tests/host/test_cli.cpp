@@ -177,7 +177,7 @@ TEST_CASE("plugin check passes a good plugin and reports every violation of bad 
   auto bad = run_cli({"--no-builtin-plugins", "plugin", "check", (pbtest::plugin_dir("bad_descriptor") / "libpbtest_bad_descriptor.so").string()});
   CHECK(bad.code == 1);
   CHECK(bad.out.find("[fail] descriptor: kind 'Broken-Kind': run is NULL") != std::string::npos);
-  CHECK(bad.out.find("7 violation(s)") != std::string::npos);
+  CHECK(bad.out.find("9 violation(s)") != std::string::npos);
 
   auto crashing = run_cli({"--no-builtin-plugins", "plugin", "check", (pbtest::plugin_dir("misbehaving") / "libpbtest_misbehaving.so").string()});
   CHECK(crashing.code == 1);

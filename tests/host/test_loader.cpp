@@ -64,7 +64,9 @@ TEST_CASE("a plugin built for a newer major ABI is refused with file and version
   auto opened = LoadedLibrary::open(path, host.services, {});
   REQUIRE_FALSE(opened.ok());
   CHECK(opened.error().message == path.string() +
-                                      ": built for perfbound plugin ABI 2.0, but this host speaks ABI 1.0 (majors must match); "
+                                      ": built for perfbound plugin ABI 2.0, but this host speaks ABI " +
+                                          std::to_string(PB_ABI_VERSION_MAJOR) + "." + std::to_string(PB_ABI_VERSION_MINOR) +
+                                          " (majors must match); "
                                       "rebuild the plugin against this perfbound's headers");
 }
 
@@ -107,6 +109,8 @@ TEST_CASE("a descriptor that breaks the rules is refused; every violation is col
       "kind 'Broken-Kind' inputs[1]: duplicate port name 'x'",
       "kind 'Broken-Kind' inputs 'x': schema id 'not a schema id' is not of the form 'vendor.name/N'",
       "kind 'Broken-Kind' params 'level': default_json is not valid JSON: {not json",
+      "kind 'Broken-Kind' inputs 'y': an input of one_of group 'tier' must carry PB_PORT_OPTIONAL",
+      "kind 'Broken-Kind' outputs 'out': one_of 'tier' on an output (groups of alternatives are for inputs)",
   };
   for (const std::string &e : expected) {
     INFO("expected violation: " << e);

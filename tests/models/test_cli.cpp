@@ -29,7 +29,7 @@ TEST_CASE("cli: the Markdown report a kernel author reads first") {
   CHECK(r.out.find("| T_bound_DSL | 125.829 us (memory on hbm, strict) |") != std::string::npos);
 }
 
-TEST_CASE("cli: a term node given both tiers fails naming the node and the ports") {
+TEST_CASE("cli: a term node given both tiers, or neither, is refused before the run, naming the node and the ports") {
   pbtest::TempDir tmp;
   pbtest::write_file(tmp / "both.toml", R"(version = 1
 [inputs]
@@ -55,9 +55,28 @@ term = "mem.term"
   pbtest::CliResult r = pbtest::run_cli(
       {"run", (tmp / "both.toml").string(), "--set", "ttir=" + modelstest::example("vector_add.ttir.mlir"), "--set",
        "hivm=" + modelstest::example("vector_add.npuir.mlir"), "--set", "launch={grid=[8192],args={n_elements=16777216}}"});
-  CHECK(r.code == 1);
-  CHECK(r.err.find("node 'mem' (memory): connect exactly one of 'dsl' (perfbound.dsl_facts/1), 'work' "
-                   "(perfbound.hivm_work/1) or 'hivm' (perfbound.hivm_program/1)") != std::string::npos);
+  // The host checks the kind's group of alternative inputs (pb_port.one_of)
+  // when it resolves the pipeline: exit 3, nothing runs.
+  CHECK(r.code == 3);
+  CHECK((r.err + r.out).find("both.toml:15:8: error: node 'mem': connects 'dsl' and 'hivm' of perfbound.models/memory, which are alternatives "
+                   "('tier'): connect exactly one of 'dsl' (perfbound.dsl_facts/1), 'work' (perfbound.hivm_work/1) or 'hivm' "
+                   "(perfbound.hivm_program/1)") != std::string::npos);
+
+  pbtest::write_file(tmp / "neither.toml", R"(version = 1
+[inputs]
+profile = { kind = "profile", default = "ascend_910b3" }
+[nodes.issue]
+plugin = "perfbound.models"
+kind = "issue_floor"
+inputs = { profile = "inputs.profile" }
+[outputs]
+term = "issue.term"
+)");
+  pbtest::CliResult lint = pbtest::run_cli({"lint", (tmp / "neither.toml").string()});
+  CHECK(lint.code != 0);
+  CHECK((lint.err + lint.out).find("neither.toml:4:8: error: node 'issue': connect one of 'work' (perfbound.hivm_work/1) or 'hivm' "
+                      "(perfbound.hivm_program/1) of perfbound.models/issue_floor (alternative inputs 'tier')") !=
+        std::string::npos);
 }
 
 TEST_CASE("cli: perfbound sweep prices launches and names why it prunes") {

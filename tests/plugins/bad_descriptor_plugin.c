@@ -1,7 +1,12 @@
 /* bad_descriptor_plugin.c - negotiates fine but describes itself against the
  * rules in several ways at once: an invalid id, a duplicate port, a malformed
- * schema id, a NULL run function and a default that does not parse. The host
- * must refuse it; `perfbound plugin check` must list every violation. */
+ * schema id, a NULL run function, a default that does not parse, an input of
+ * a group of alternatives that is not optional and a group on an output. The
+ * host must refuse it; `perfbound plugin check` must list every violation.
+ * Port `old` is described with ABI 1.0's struct_size: its one_of (which 1.0
+ * did not have) must not be read, so its bad group name is not a violation. */
+#include <stddef.h>
+
 #include <perfbound/perfbound.h>
 
 static pb_status c_create(const pb_node_kind *k, const pb_host *h, const char *id, const char *p, pb_node **out) {
@@ -12,12 +17,16 @@ static pb_status c_create(const pb_node_kind *k, const pb_host *h, const char *i
 }
 static void c_destroy(pb_node *n) { (void)n; }
 
-static const pb_port a = {sizeof(pb_port), "x", "perfbound_test.number/1", 0, ""};
-static const pb_port b = {sizeof(pb_port), "x", "not a schema id", 0, ""};
-static const pb_port *const inputs[] = {&a, &b};
+static const pb_port a = {sizeof(pb_port), "x", "perfbound_test.number/1", 0, "", NULL};
+static const pb_port b = {sizeof(pb_port), "x", "not a schema id", 0, "", NULL};
+static const pb_port c = {sizeof(pb_port), "y", "perfbound_test.number/1", 0, "", "tier"};
+static const pb_port old = {offsetof(pb_port, one_of), "old", "perfbound_test.number/1", PB_PORT_OPTIONAL, "", "Not A Group!"};
+static const pb_port out = {sizeof(pb_port), "out", "perfbound_test.number/1", 0, "", "tier"};
+static const pb_port *const inputs[] = {&a, &b, &c, &old};
+static const pb_port *const outputs[] = {&out};
 static const pb_param bad_default = {sizeof(pb_param), "level", PB_PARAM_INT, 0, "{not json", NULL, ""};
 static const pb_param *const params[] = {&bad_default};
-static const pb_node_kind kind = {sizeof(pb_node_kind), "Broken-Kind", "", 2, inputs, 0, NULL, 1, params,
+static const pb_node_kind kind = {sizeof(pb_node_kind), "Broken-Kind", "", 4, inputs, 1, outputs, 1, params,
                                   c_create, NULL, c_destroy};
 static const pb_node_kind *const kinds[] = {&kind};
 static const void *get_extension(const char *id) { (void)id; return NULL; }

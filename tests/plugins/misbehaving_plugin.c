@@ -34,7 +34,7 @@ static pb_status c_run(pb_node *node, const pb_run_context *ctx) {
   return PB_OK;
 }
 
-static const pb_port out_port = {sizeof(pb_port), "out", "perfbound_test.number/1", 0, ""};
+static const pb_port out_port = {sizeof(pb_port), "out", "perfbound_test.number/1", 0, "", NULL};
 static const pb_port *const outputs[] = {&out_port};
 #define KIND(n) {sizeof(pb_node_kind), n, "", 0, NULL, 1, outputs, 0, NULL, c_create, c_run, c_destroy}
 static const pb_node_kind k_malformed = KIND("malformed");

@@ -31,8 +31,8 @@ static pb_status identity_run(pb_node *node, const pb_run_context *ctx) {
 
 static void identity_destroy(pb_node *node) { (void)node; }
 
-static const pb_port in_port = {sizeof(pb_port), "in", "perfbound_test.number/1", 0, "any number"};
-static const pb_port out_port = {sizeof(pb_port), "out", "perfbound_test.number/1", 0, "the same number"};
+static const pb_port in_port = {sizeof(pb_port), "in", "perfbound_test.number/1", 0, "any number", NULL};
+static const pb_port out_port = {sizeof(pb_port), "out", "perfbound_test.number/1", 0, "the same number", NULL};
 static const pb_port *const inputs[] = {&in_port};
 static const pb_port *const outputs[] = {&out_port};
 

@@ -52,6 +52,14 @@ typedef struct pb_port {
   uint32_t flags;
   /* One line for `perfbound plugins` and lint messages. May be "". */
   const char *description;
+  /* --- ABI 1.1 --- */
+  /* Name of a group of alternative inputs ([a-z][a-z0-9_]*), or NULL/"" for
+   * none. A pipeline must connect exactly one input of each group, and the
+   * host checks that before anything runs (e.g. a term that reads either
+   * `dsl` or `hivm`). Inputs only; every port of a group must carry
+   * PB_PORT_OPTIONAL, so a 1.0 host, which does not read this field, treats
+   * them as plain optional inputs and leaves the check to the kind's run(). */
+  const char *one_of;
 } pb_port;
 
 /* --- Parameters ----------------------------------------------------------- */

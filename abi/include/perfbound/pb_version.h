@@ -21,7 +21,11 @@
 #include "pb_defs.h"
 
 #define PB_ABI_VERSION_MAJOR 1u
-#define PB_ABI_VERSION_MINOR 0u
+#define PB_ABI_VERSION_MINOR 1u
+
+/* History:
+ *   1.0  the first stable ABI.
+ *   1.1  pb_port.one_of: groups of alternative inputs, exactly one connected. */
 
 /* Format version of `<library>.pbplugin.json` manifests written next to a
  * plugin library (see pb_plugin.h, "Describing a plugin without loading it"). */

@@ -65,23 +65,29 @@ struct PortSpec {
   std::string schema;
   uint32_t flags = 0;
   std::string description;
+  std::string one_of;  // group of alternative inputs (ABI 1.1), "" for none
 };
 
 /// A required input port taking exactly one document.
 inline PortSpec input(std::string name, std::string schema, std::string description = "") {
-  return {std::move(name), std::move(schema), 0u, std::move(description)};
+  return {std::move(name), std::move(schema), 0u, std::move(description), {}};
 }
 /// An input that may be left unconnected.
 inline PortSpec optional_input(std::string name, std::string schema, std::string description = "") {
-  return {std::move(name), std::move(schema), PB_PORT_OPTIONAL, std::move(description)};
+  return {std::move(name), std::move(schema), PB_PORT_OPTIONAL, std::move(description), {}};
+}
+/// One of a group of alternative inputs: a pipeline connects exactly one
+/// input of `group`, and the host checks that before anything runs (ABI 1.1).
+inline PortSpec alternative_input(std::string name, std::string schema, std::string group, std::string description = "") {
+  return {std::move(name), std::move(schema), PB_PORT_OPTIONAL, std::move(description), std::move(group)};
 }
 /// An input taking a list of documents (at least one).
 inline PortSpec multi_input(std::string name, std::string schema, std::string description = "") {
-  return {std::move(name), std::move(schema), PB_PORT_MULTI, std::move(description)};
+  return {std::move(name), std::move(schema), PB_PORT_MULTI, std::move(description), {}};
 }
 /// An output port.
 inline PortSpec output(std::string name, std::string schema, std::string description = "") {
-  return {std::move(name), std::move(schema), 0u, std::move(description)};
+  return {std::move(name), std::move(schema), 0u, std::move(description), {}};
 }
 
 struct ParamSpec {
@@ -580,6 +586,7 @@ inline void fill_port(Registry &reg, pb_port &p, const PortSpec &s) {
   p.schema = reg.keep(s.schema);
   p.flags = s.flags;
   p.description = reg.keep(s.description);
+  p.one_of = s.one_of.empty() ? nullptr : reg.keep(s.one_of);
 }
 
 inline Registry &build_registry(PluginSpec (*describe)()) {
