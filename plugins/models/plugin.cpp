@@ -9,6 +9,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include <perfbound/sdk/plugin.hpp>
+#include <perfbound/pb_host_ext_profile.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
 
 #include "combine.hpp"
 #include "examples.hpp"
@@ -151,8 +156,36 @@ class Combiner : public pb::sdk::Node {
   m::CombineOptions options_;
 };
 
+// The host, for loading the profile the html roofline draws its ceilings
+// from (set once in on_init, before any render call).
+std::atomic<const pb_host *> g_host{nullptr};
+
+/// The profile a document names (report: profile.name; sweep: profile), or
+/// null when the host cannot load it (the roofline then says so).
+std::optional<json> profile_of(const json &doc) {
+  const json &p = doc.contains("profile") ? doc["profile"] : json();
+  std::string name = p.is_string() ? p.get<std::string>() : p.is_object() ? p.value("name", std::string()) : std::string();
+  const pb_host *host = g_host.load();
+  if (name.empty() || host == nullptr) return std::nullopt;
+  static std::mutex mutex;
+  static std::map<std::string, std::optional<json>> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(name);
+  if (it != cache.end()) return it->second;
+  const auto *ext = pb::sdk::Host(host).extension<pb_host_ext_profile>(PB_HOST_EXT_PROFILE);
+  std::string text;
+  std::optional<json> out;
+  if (ext != nullptr &&
+      ext->load(host, name.c_str(), [](void *d, const char *t, size_t n) { static_cast<std::string *>(d)->append(t, n); }, &text) == PB_OK)
+    out = json::parse(text, nullptr, false);
+  if (out && out->is_discarded()) out.reset();
+  return cache[name] = out;
+}
+
 std::optional<std::string> render(std::string_view schema, const json &doc, std::string_view format) {
-  return m::render_document(schema, doc, format);
+  if (format != "html") return m::render_document(schema, doc, format, nullptr);
+  std::optional<json> profile = profile_of(doc);
+  return m::render_document(schema, doc, format, profile ? &*profile : nullptr);
 }
 
 std::vector<pb::sdk::PortSpec> term_inputs(bool dsl) {
@@ -227,6 +260,7 @@ pb::sdk::PluginSpec describe() {
        pb::sdk::param("factor", PB_PARAM_FLOAT, 1.5, "without a threshold, prune above factor x the best bound")}));
   spec.commands.push_back({"sweep", "DSL-tier bounds of many launch configurations (autotuner pruning)", m::sweep_command});
   spec.render = render;
+  spec.on_init = [](const pb::sdk::Host &host) { g_host.store(host.raw()); };
   m::add_examples(spec);
   return spec;
 }

@@ -3,6 +3,8 @@
 
 #include <sstream>
 
+#include "render_html.hpp"
+#include "render_trace.hpp"
 #include "term.hpp"
 
 namespace pb::models {
@@ -191,6 +193,13 @@ std::optional<std::string> render_document(std::string_view schema, const pb::sd
   }
   if (schema == kSweepSchema) return sweep(doc, md);
   return std::nullopt;
+}
+
+std::optional<std::string> render_document(std::string_view schema, const pb::sdk::json &doc, std::string_view format,
+                                           const pb::sdk::json *profile) {
+  if (format == "html") return render_html(schema, doc, profile);
+  if (format == "trace") return schema == kReportSchema ? std::optional<std::string>(render_trace(doc).dump(1) + "\n") : std::nullopt;
+  return render_document(schema, doc, format);
 }
 
 }  // namespace pb::models
