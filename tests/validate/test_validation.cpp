@@ -353,3 +353,49 @@ TEST_CASE("corpus data root: --data, then the manifest's data_root, then the fal
                                         {{"PERFBOUND_SHARED_DIR", "/nonexistent"}});
   CHECK(json::parse(r.out)["data_root"] == (tmp / "given").string());
 }
+
+TEST_CASE("perfbound validate --corpus --format html: one row and one chart row per case, bounds against measurements") {
+  OwnCorpus own(90e-6, 30e-6);
+  // A strict bound and a coverage on the first case's report, and a case name
+  // that must be escaped.
+  json first = report(90e-6, 50e-6, 90e-6, "scalar");
+  first["bound"]["strict"] = {{"value", 80e-6}, {"unit", "s"}};
+  first["bound"]["assurance"] = "argued";
+  first["coverage"] = {{"aiv.scalar", {{"counted", 3}, {"present", 4}, {"share", 0.75}}}};
+  pbtest::write_file(own.dir / "pass.json", first.dump());
+  std::string manifest = pbtest::read_file(own.manifest);
+  manifest.replace(manifest.find("name = \"unmeasured\""), 19, "name = \"<script>u</script>\"");
+  pbtest::write_file(own.manifest, manifest);
+  pbtest::CliResult r = pbtest::run_cli({"validate", "--corpus", own.manifest.string(), "--format", "html"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const std::string &html = r.out;
+  auto count = [&](const std::string &what) {
+    size_t n = 0;
+    for (size_t at = html.find(what); at != std::string::npos; at = html.find(what, at + 1)) ++n;
+    return n;
+  };
+  // Three cases in the manifest: three table rows and three chart rows.
+  CHECK(count("<tr class=\"case\"") == 3);
+  CHECK(count("<g class=\"case-row\"") == 3);
+  CHECK(html.find("<script>u") == std::string::npos);
+  CHECK(html.find("&lt;script&gt;u&lt;/script&gt;") != std::string::npos);
+  // mix: bound 90 us (argued), strict 80 us, measured min 96 / median 98 us (fixture, drop 1), coverage 75 %.
+  size_t row = html.find("<g class=\"case-row\" data-case=\"mix\"");
+  REQUIRE(row != std::string::npos);
+  std::string mix = html.substr(row, html.find("</g>\n", row) - row);
+  auto marker = [&](const std::string &cls) {
+    size_t at = mix.find("class=\"" + cls + "\" data-seconds=\"");
+    REQUIRE_MESSAGE(at != std::string::npos, "no marker " << cls);
+    at = mix.find("data-seconds=\"", at) + 14;
+    return std::stod(mix.substr(at, mix.find('"', at) - at));
+  };
+  CHECK(marker("m-strict") == doctest::Approx(80e-6));
+  CHECK(marker("m-bound") == doctest::Approx(90e-6));
+  CHECK(marker("m-min") == doctest::Approx(96e-6));
+  CHECK(marker("m-median") == doctest::Approx(98e-6));
+  CHECK(html.find("aiv.scalar 75 %") != std::string::npos);
+  CHECK(html.find("<span class=\"pill INFRA_ERROR\">") != std::string::npos);
+  CHECK(pbtest::run_cli({"validate", "--corpus", own.manifest.string(), "--format", "svg"}).code == 2);
+  CHECK(pbtest::run_cli({"validate", "--report", "r.json", "--measurement", "m", "--kernel", "k", "--format", "html"}).code == 2);
+}

@@ -257,11 +257,11 @@ std::string roofline_svg(const json &report, const json *profile, double measure
      << (H - B - T) << "\"/></clipPath></defs>\n";
   // Axes with decade grid lines; the data-* attributes let a reader (and the
   // tests) map a value to its position: p = p0 + (log v - log lo) / (log hi - log lo) * (p1 - p0).
-  os << "<g class=\"xaxis\" data-lo=\"" << xs.lo << "\" data-hi=\"" << xs.hi << "\" data-p0=\"" << xs.p0 << "\" data-p1=\"" << xs.p1 << "\">";
+  os << "<g class=\"xaxis\" data-lo=\"" << h::exact(xs.lo) << "\" data-hi=\"" << h::exact(xs.hi) << "\" data-p0=\"" << h::exact(xs.p0) << "\" data-p1=\"" << h::exact(xs.p1) << "\">";
   for (double v : xs.decades())
     os << "<line class=\"grid\" x1=\"" << h::num(xs(v)) << "\" y1=\"" << T << "\" x2=\"" << h::num(xs(v)) << "\" y2=\"" << H - B
        << "\"/><text x=\"" << h::num(xs(v)) << "\" y=\"" << H - B + 15 << "\" text-anchor=\"middle\">" << h::escape(h::si(v)) << "</text>";
-  os << "</g>\n<g class=\"yaxis\" data-lo=\"" << ys.lo << "\" data-hi=\"" << ys.hi << "\" data-p0=\"" << ys.p0 << "\" data-p1=\"" << ys.p1 << "\">";
+  os << "</g>\n<g class=\"yaxis\" data-lo=\"" << h::exact(ys.lo) << "\" data-hi=\"" << h::exact(ys.hi) << "\" data-p0=\"" << h::exact(ys.p0) << "\" data-p1=\"" << h::exact(ys.p1) << "\">";
   for (double v : ys.decades())
     os << "<line class=\"grid\" x1=\"" << L << "\" y1=\"" << h::num(ys(v)) << "\" x2=\"" << W - R << "\" y2=\"" << h::num(ys(v))
        << "\"/><text x=\"" << L - 6 << "\" y=\"" << h::num(ys(v) + 4) << "\" text-anchor=\"end\">" << h::escape(h::si(v)) << "</text>";
@@ -277,12 +277,12 @@ std::string roofline_svg(const json &report, const json *profile, double measure
   for (const Ceiling &c : ceils) {
     const char *color = kColors[ci++ % 7];
     if (c.memory)
-      os << "<line class=\"ceiling memory\" data-bw=\"" << c.value << "\" stroke=\"" << color << "\" stroke-width=\"1.6\" x1=\""
+      os << "<line class=\"ceiling memory\" data-bw=\"" << h::exact(c.value) << "\" stroke=\"" << color << "\" stroke-width=\"1.6\" x1=\""
          << h::num(xs(xs.lo)) << "\" y1=\"" << h::num(ys(xs.lo * c.value)) << "\" x2=\"" << h::num(xs(xs.hi)) << "\" y2=\""
          << h::num(ys(xs.hi * c.value)) << "\"><title>" << h::escape(c.label + ": " + h::si(c.value) + "B/s (" + c.source + ")")
          << "</title></line>";
     else
-      os << "<line class=\"ceiling compute\" data-peak=\"" << c.value << "\" stroke=\"" << color << "\" stroke-width=\"1.6\" x1=\"" << L
+      os << "<line class=\"ceiling compute\" data-peak=\"" << h::exact(c.value) << "\" stroke=\"" << color << "\" stroke-width=\"1.6\" x1=\"" << L
          << "\" y1=\"" << h::num(ys(c.value)) << "\" x2=\"" << W - R << "\" y2=\"" << h::num(ys(c.value)) << "\"><title>"
          << h::escape(c.label + ": " + h::si(c.value) + "FLOP/s (" + c.source + ")") << "</title></line>";
   }
@@ -313,7 +313,7 @@ std::string roofline_svg(const json &report, const json *profile, double measure
     for (const Point &p : points) {
       const double perf = w.flop / p.seconds;
       const char *fill = p.cls == "pt-measured" ? "#b3261e" : p.cls == "pt-strict" ? "#1b7f3b" : "#1d2530";
-      os << "<circle class=\"point " << p.cls << "\" data-ai=\"" << ai << "\" data-perf=\"" << perf << "\" cx=\"" << h::num(xs(ai))
+      os << "<circle class=\"point " << p.cls << "\" data-ai=\"" << h::exact(ai) << "\" data-perf=\"" << h::exact(perf) << "\" cx=\"" << h::num(xs(ai))
          << "\" cy=\"" << h::num(ys(perf)) << "\" r=\"5.5\" fill=\"" << fill << "\"><title>"
          << h::escape(p.label + ": " + h::seconds(p.seconds) + " → " + h::si(perf) + "FLOP/s at " + h::si(ai) + "FLOP/B") << "</title></circle>";
       os << "<text class=\"point-label\" x=\"" << h::num(xs(ai) + 9) << "\" y=\"" << h::num(ys(perf) + 4) << "\">"
@@ -398,7 +398,7 @@ std::string waterfall_svg(const json &report, double measured) {
                                                              {"total", "#44505c"}, {"gap", "#7a9cc6"},    {"unexplained", "url(#wf-hatch)"},
                                                              {"overlap", "#f4b6b0"}, {"measured", "#b3261e"}};
     double x0 = x(std::min(s.from, s.to)), x1 = x(std::max(s.from, s.to));
-    os << "<g class=\"step " << s.cls << "\" data-from=\"" << s.from << "\" data-to=\"" << s.to << "\"><title>"
+    os << "<g class=\"step " << s.cls << "\" data-from=\"" << h::exact(s.from) << "\" data-to=\"" << h::exact(s.to) << "\"><title>"
        << h::escape(s.label + ": " + h::seconds(s.to - s.from) + (s.note.empty() ? "" : " — " + s.note)) << "</title>";
     os << "<text x=\"" << L - 8 << "\" y=\"" << h::num(y + 13) << "\" text-anchor=\"end\">" << h::escape(s.label) << "</text>";
     os << "<rect x=\"" << h::num(x0) << "\" y=\"" << h::num(y) << "\" width=\"" << h::num(std::max(1.5, x1 - x0)) << "\" height=\"" << row - 6
@@ -429,7 +429,7 @@ std::string components_svg(const BoundSchedule &s) {
     double w = top > 0 ? (W - L - R) * t.total() / top : 0;
     double wf = top > 0 ? (W - L - R) * t.floor / top : 0;
     os << "<g class=\"component" << (first ? " binding" : "") << "\" data-core=\"" << h::escape(t.core) << "\" data-component=\""
-       << h::escape(t.component) << "\" data-seconds=\"" << t.total() << "\"><title>"
+       << h::escape(t.component) << "\" data-seconds=\"" << h::exact(t.total()) << "\"><title>"
        << h::escape(t.core + " " + t.component + ": " + h::seconds(t.total()) + " (" + t.floor_term +
                     (t.additive > 0 ? " + additive " + h::seconds(t.additive) : "") + ")")
        << "</title>";
@@ -468,7 +468,7 @@ std::string findings_html(const json &findings, SourceCache &cache, const std::s
     const std::string id = anchor_prefix + "src-" + std::to_string(k);
     double gain = num_of(member(f, "gain"));
     os << "<tr class=\"finding\"><td class=\"num\">" << f.value("rank", 0) << "</td><td>" << h::escape(str(f, "category")) << "</td><td>"
-       << h::escape(str(f, "title")) << "</td><td class=\"num\" data-v=\"" << (std::isfinite(gain) ? gain : 0.0) << "\">"
+       << h::escape(str(f, "title")) << "</td><td class=\"num\" data-v=\"" << h::exact((std::isfinite(gain) ? gain : 0.0)) << "\">"
        << (std::isfinite(gain) ? "~" + h::escape(h::seconds(gain)) : "<span class=\"muted\">unknown</span>") << "</td><td>"
        << h::escape(str(f, "action")) << "</td><td>";
     if (has_line) os << "<a class=\"src-link\" href=\"#" << id << "\">" << h::escape(base_name(file)) << ":" << line << "</a>";
@@ -491,7 +491,7 @@ std::string terms_html(const json &terms) {
         "<th class=\"num\">strict</th><th>assurance</th><th>binding component</th></tr></thead><tbody>\n";
   for (const json &t : terms) {
     os << "<tr><td>" << h::escape(str(t, "tier")) << "</td><td>" << h::escape(str(t, "term")) << "</td><td>" << h::escape(str(t, "role"))
-       << "</td><td class=\"num\" data-v=\"" << (std::isfinite(num_of(t["value"])) ? num_of(t["value"]) : -1) << "\">" << time_html(t["value"])
+       << "</td><td class=\"num\" data-v=\"" << h::exact((std::isfinite(num_of(t["value"])) ? num_of(t["value"]) : -1)) << "\">" << time_html(t["value"])
        << "</td><td class=\"num\">" << (t.contains("strict_value") ? time_html(t["strict_value"]) : "-") << "</td><td>"
        << pill(str(t, "assurance", t.value("sound", false) ? "strict" : "diagnostic")) << "</td><td>"
        << h::escape((member(t, "core").is_string() ? t["core"].get<std::string>() + " " : "") + str(t, "component")) << "</td></tr>\n";
@@ -679,9 +679,9 @@ std::string sweep_html(const json &doc) {
       if (!std::isfinite(v) || v <= 0) continue;
       const bool pruned = member(c, "pruned_by").is_string();
       double cx = L + step * (static_cast<double>(i) + 0.5), cy = ys(v);
-      os << "<g class=\"config" << (pruned ? " pruned" : "") << "\" data-index=\"" << c.value("index", static_cast<int64_t>(i)) << "\" data-bound=\"" << v
-         << "\"><title>" << h::escape("grid " + member(c, "grid").dump() + " args " + member(c, "args").dump() + ": " + h::seconds(v) +
-                                      (pruned ? " — pruned by " + c["pruned_by"].get<std::string>() : ""))
+      os << "<g class=\"config" << (pruned ? " pruned" : "") << "\" data-index=\"" << c.value("index", static_cast<int64_t>(i)) << "\" data-bound=\"" << h::exact(v
+        ) << "\"><title>" << h::escape("grid " + member(c, "grid").dump() + " args " + member(c, "args").dump() + ": " + h::seconds(v) +
+                                      (pruned ? " — pruned by " + c["pruned_by"].get<std::string>() + (member(c, "why").is_string() ? ": " + c["why"].get<std::string>() : "") : ""))
          << "</title>";
       if (pruned)
         os << "<path d=\"M" << h::num(cx - 4) << " " << h::num(cy - 4) << " l8 8 m0 -8 l-8 8\" stroke=\"#b3261e\" stroke-width=\"1.6\"/>";

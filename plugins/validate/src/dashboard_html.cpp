@@ -38,7 +38,7 @@ std::string text_at(const json &doc, std::initializer_list<const char *> path, c
 std::string time_cell(double v) {
   if (!std::isfinite(v)) return "<td class=\"num\" data-v=\"\"><span class=\"muted\">-</span></td>";
   std::ostringstream os;
-  os << "<td class=\"num\" data-v=\"" << v << "\">" << h::escape(h::seconds(v)) << "</td>";
+  os << "<td class=\"num\" data-v=\"" << h::exact(v) << "\">" << h::escape(h::seconds(v)) << "</td>";
   return os.str();
 }
 
@@ -124,7 +124,7 @@ std::string render_corpus_dashboard(const json &doc, const std::map<std::string,
       for (const Marker &k : rows[i]) {
         if (!std::isfinite(k.value) || k.value <= 0) continue;
         const double cx = xs(k.value);
-        os << "<g class=\"" << k.cls << "\" data-seconds=\"" << k.value << "\"><title>" << h::escape(std::string(k.label) + " " + h::seconds(k.value))
+        os << "<g class=\"" << k.cls << "\" data-seconds=\"" << h::exact(k.value) << "\"><title>" << h::escape(std::string(k.label) + " " + h::seconds(k.value))
            << "</title>";
         if (std::string(k.cls) == "m-min")
           os << "<line x1=\"" << h::num(cx) << "\" y1=\"" << h::num(y) << "\" x2=\"" << h::num(cx) << "\" y2=\"" << h::num(y + 16) << "\" stroke=\"" << k.color

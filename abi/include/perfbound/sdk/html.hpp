@@ -49,6 +49,14 @@ inline std::string num(double v) {
   return buf;
 }
 
+/// A number for a data-* attribute: round-trips exactly ("%.17g"), so a
+/// reader (or a test) gets the value the picture was drawn from.
+inline std::string exact(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%.17g", v);
+  return buf;
+}
+
 /// A short human figure with an SI prefix: 1.23e12 -> "1.23 T".
 inline std::string si(double v) {
   static const char *kPrefix[] = {"p", "n", "µ", "m", "", "k", "M", "G", "T", "P", "E"};
