@@ -219,7 +219,20 @@ std::vector<Ceiling> ceilings(const json *profile, std::string &note) {
   } catch (const std::exception &e) {
     note = std::string("the profile's rates could not be read: ") + e.what();
   }
-  return out;
+  // Ceilings at the same rate are one line (GM→UB × 40 AIV = GM→L1 × 20 AIC on the 910B3).
+  std::vector<Ceiling> merged;
+  for (const Ceiling &c : out) {
+    auto same = std::find_if(merged.begin(), merged.end(), [&](const Ceiling &m) {
+      return m.memory == c.memory && std::fabs(m.value - c.value) <= 1e-9 * c.value;
+    });
+    if (same == merged.end()) {
+      merged.push_back(c);
+    } else {
+      same->label += " = " + c.label;
+      same->source += "; " + c.source;
+    }
+  }
+  return merged;
 }
 
 struct Point {
@@ -270,53 +283,66 @@ std::string roofline_svg(const json &report, const json *profile, double measure
   os << "<line class=\"axis\" x1=\"" << L << "\" y1=\"" << T << "\" x2=\"" << L << "\" y2=\"" << H - B << "\"/>\n";
   os << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 12 << "\" text-anchor=\"middle\">arithmetic intensity (FLOP per HBM byte)</text>";
   os << "<text transform=\"translate(16 " << (T + H - B) / 2 << ") rotate(-90)\" text-anchor=\"middle\">performance (FLOP/s)</text>\n";
-  // Ceilings: memory lines y = AI · BW, compute lines y = peak; labels at the right.
-  os << "<g clip-path=\"url(#rf-clip)\">";
+  // Ceilings: memory lines y = AI · BW up to the highest compute ceiling
+  // (the roof), compute lines y = peak from where the fastest memory line
+  // meets them. Memory labels run along their line, compute labels sit at
+  // the right end of theirs.
+  double roof = 0, fastest_bw = 0;
+  for (const Ceiling &c : ceils) {
+    if (c.memory) fastest_bw = std::max(fastest_bw, c.value);
+    else roof = std::max(roof, std::min(c.value, ys.hi));
+  }
+  if (roof <= 0) roof = ys.hi;
   static const char *kColors[] = {"#1f5fa8", "#7a3fb0", "#b3261e", "#9a5b00", "#1b7f3b", "#00798c", "#5c6bc0"};
-  size_t ci = 0;
+  os << "<g clip-path=\"url(#rf-clip)\">";
+  size_t ci = 0, mi = 0;
+  std::ostringstream labels;
+  std::vector<double> compute_label_y;
   for (const Ceiling &c : ceils) {
     const char *color = kColors[ci++ % 7];
-    if (c.memory)
-      os << "<line class=\"ceiling memory\" data-bw=\"" << h::exact(c.value) << "\" stroke=\"" << color << "\" stroke-width=\"1.6\" x1=\""
-         << h::num(xs(xs.lo)) << "\" y1=\"" << h::num(ys(xs.lo * c.value)) << "\" x2=\"" << h::num(xs(xs.hi)) << "\" y2=\""
-         << h::num(ys(xs.hi * c.value)) << "\"><title>" << h::escape(c.label + ": " + h::si(c.value) + "B/s (" + c.source + ")")
-         << "</title></line>";
-    else
-      os << "<line class=\"ceiling compute\" data-peak=\"" << h::exact(c.value) << "\" stroke=\"" << color << "\" stroke-width=\"1.6\" x1=\"" << L
-         << "\" y1=\"" << h::num(ys(c.value)) << "\" x2=\"" << W - R << "\" y2=\"" << h::num(ys(c.value)) << "\"><title>"
-         << h::escape(c.label + ": " + h::si(c.value) + "FLOP/s (" + c.source + ")") << "</title></line>";
+    const std::string tip = c.label + ": " + h::si(c.value) + (c.memory ? "B/s" : "FLOP/s") + " (" + c.source + ")";
+    if (c.memory) {
+      double x_end = std::min(xs.hi, roof / c.value);
+      os << "<line class=\"ceiling memory\" data-bw=\"" << h::exact(c.value) << "\" stroke=\"" << color << "\" stroke-width=\"1.8\" x1=\""
+         << h::num(xs(xs.lo)) << "\" y1=\"" << h::num(ys(xs.lo * c.value)) << "\" x2=\"" << h::num(xs(x_end)) << "\" y2=\""
+         << h::num(ys(x_end * c.value)) << "\"><title>" << h::escape(tip) << "</title></line>";
+      // The label sits on the line, a fixed height above the bottom, staggered.
+      double py = (H - B) - 26 - 16 * static_cast<double>(mi++);
+      double xv = ys.invert(py) / c.value;
+      if (xv < xs.lo * 1.3) {
+        xv = xs.lo * 1.3;
+        py = ys(xv * c.value);
+      }
+      double angle = std::atan2(ys(xv * 10 * c.value) - ys(xv * c.value), xs(xv * 10) - xs(xv)) * 180 / M_PI;
+      labels << "<text class=\"ceiling-label\" style=\"fill:" << color << "\" transform=\"translate(" << h::num(xs(xv) + 4) << " "
+             << h::num(py - 4) << ") rotate(" << h::num(angle) << ")\">" << h::escape(c.label + "  " + h::si(c.value) + "B/s") << "</text>";
+    } else {
+      double x_start = fastest_bw > 0 ? std::max(xs.lo, c.value / fastest_bw) : xs.lo;
+      os << "<line class=\"ceiling compute\" data-peak=\"" << h::exact(c.value) << "\" stroke=\"" << color << "\" stroke-width=\"1.8\" x1=\""
+         << h::num(xs(x_start)) << "\" y1=\"" << h::num(ys(c.value)) << "\" x2=\"" << W - R << "\" y2=\"" << h::num(ys(c.value))
+         << "\"><title>" << h::escape(tip) << "</title></line>";
+      double y = ys(c.value) + 4;
+      for (double other : compute_label_y)
+        if (std::fabs(other - y) < 13) y = other + 13;
+      compute_label_y.push_back(y);
+      labels << "<text class=\"ceiling-label\" style=\"fill:" << color << "\" x=\"" << h::num(W - R + 8) << "\" y=\"" << h::num(y) << "\">"
+             << h::escape(c.label + "  " + h::si(c.value) + "FLOP/s") << "</text>";
+    }
   }
-  os << "</g>\n";
-  // Labels in a column at the right, each next to where its line leaves the plot.
-  ci = 0;
-  std::vector<std::pair<double, std::string>> labels;
-  for (const Ceiling &c : ceils) {
-    const char *color = kColors[ci++ % 7];
-    double y = c.memory ? ys(std::min(xs.hi * c.value, ys.hi)) : ys(c.value);
-    if (c.memory && xs.hi * c.value > ys.hi) y = T;  // leaves through the top
-    std::string text = c.label + "  " + h::si(c.value) + (c.memory ? "B/s" : "FLOP/s");
-    labels.emplace_back(y, std::string("<text class=\"ceiling-label\" fill=\"") + color + "\" style=\"fill:" + color + "\" x=\"" +
-                               h::num(W - R + 8) + "\" y=\"@Y@\">" + h::escape(text) + "</text>");
-  }
-  std::sort(labels.begin(), labels.end());
-  double last = -1e9;
-  for (auto &[y, text] : labels) {
-    double yy = std::max(y + 4, last + 13);
-    last = yy;
-    text.replace(text.find("@Y@"), 3, h::num(yy));
-    os << text;
-  }
-  os << "\n";
+  os << "</g>\n" << labels.str() << "\n";
   if (have_point) {
     os << "<line class=\"ai-line\" stroke=\"#8a939e\" stroke-dasharray=\"3 3\" x1=\"" << h::num(xs(ai)) << "\" y1=\"" << T << "\" x2=\""
        << h::num(xs(ai)) << "\" y2=\"" << H - B << "\"/>";
+    std::sort(points.begin(), points.end(), [](const Point &a, const Point &b) { return a.seconds < b.seconds; });
+    int k = 0;
     for (const Point &p : points) {
       const double perf = w.flop / p.seconds;
+      const double dy = k++ == 0 ? -6 : 12.0 * (k - 1);
       const char *fill = p.cls == "pt-measured" ? "#b3261e" : p.cls == "pt-strict" ? "#1b7f3b" : "#1d2530";
       os << "<circle class=\"point " << p.cls << "\" data-ai=\"" << h::exact(ai) << "\" data-perf=\"" << h::exact(perf) << "\" cx=\"" << h::num(xs(ai))
          << "\" cy=\"" << h::num(ys(perf)) << "\" r=\"5.5\" fill=\"" << fill << "\"><title>"
          << h::escape(p.label + ": " + h::seconds(p.seconds) + " → " + h::si(perf) + "FLOP/s at " + h::si(ai) + "FLOP/B") << "</title></circle>";
-      os << "<text class=\"point-label\" x=\"" << h::num(xs(ai) + 9) << "\" y=\"" << h::num(ys(perf) + 4) << "\">"
+      os << "<text class=\"point-label\" x=\"" << h::num(xs(ai) + 9) << "\" y=\"" << h::num(ys(perf) + dy + 4) << "\">"
          << h::escape(p.label + " " + h::seconds(p.seconds)) << "</text>";
     }
   }
@@ -704,9 +730,21 @@ std::string sweep_html(const json &doc) {
   return os.str();
 }
 
+std::optional<std::string> render_fragment(std::string_view schema, const json &doc, const json *profile);
+
 }  // namespace
 
 std::optional<std::string> render_html(std::string_view schema, const json &doc, const json *profile) {
+  try {
+    return render_fragment(schema, doc, profile);
+  } catch (const std::exception &e) {  // a document outside its schema: say so instead of failing the run
+    return "<section class=\"pb-card\"><p class=\"bad\">perfbound.models could not draw this " + h::escape(std::string(schema)) +
+           " document: " + h::escape(e.what()) + "</p><pre>" + h::escape(doc.dump(1)) + "</pre></section>\n";
+  }
+}
+
+namespace {
+std::optional<std::string> render_fragment(std::string_view schema, const json &doc, const json *profile) {
   if (schema == kReportSchema) return report_html(doc, profile);
   if (schema == kTermSchema) return term_html(doc);
   if (schema == kFindingsSchema) {
@@ -717,6 +755,7 @@ std::optional<std::string> render_html(std::string_view schema, const json &doc,
   if (schema == kSweepSchema) return sweep_html(doc);
   return std::nullopt;
 }
+}  // namespace
 
 std::string render_html_page(std::string_view schema, const json &doc, const json *profile) {
   std::optional<std::string> body = render_html(schema, doc, profile);

@@ -17,6 +17,28 @@ double seconds_of(const json &q) {
   return std::nan("");
 }
 
+/// The array member `key` of `obj`, or an empty array (never a copy, so
+/// pointers into it stay valid).
+const json &array_of(const json &obj, const char *key) {
+  static const json kEmpty = json::array();
+  if (!obj.is_object()) return kEmpty;
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_array() ? *it : kEmpty;
+}
+
+/// The member `key` of `obj`, or null.
+const json &at(const json &obj, const char *key) {
+  static const json kNull;
+  if (!obj.is_object()) return kNull;
+  auto it = obj.find(key);
+  return it == obj.end() ? kNull : *it;
+}
+
+double number_of(const json &obj, const char *key, double fallback) {
+  if (!obj.is_object() || !obj.contains(key) || !obj[key].is_number()) return fallback;
+  return obj[key].get<double>();
+}
+
 std::string text(const json &obj, const char *key) {
   if (!obj.is_object() || !obj.contains(key) || !obj[key].is_string()) return "";
   return obj[key].get<std::string>();
@@ -57,10 +79,10 @@ int core_pid(const std::string &core) { return core == "aic" ? 1 : core == "aiv"
 void floor_slices(TraceTrack &track, const json &term, double waves) {
   std::vector<const json *> items;
   size_t components_of_core = 0;
-  for (const json &c : term.value("per_component", json::array()))
-    if ((c["core"].is_string() ? c["core"].get<std::string>() : std::string("chip")) == track.core) ++components_of_core;
+  for (const json &c : array_of(term, "per_component"))
+    if ((at(c, "core").is_string() ? c["core"].get<std::string>() : std::string("chip")) == track.core) ++components_of_core;
   double quantity = 0;
-  for (const json &e : term.value("evidence", json::array()))
+  for (const json &e : array_of(term, "evidence"))
     if (e.is_object() && e.contains("per_block") && e["per_block"].is_number() && e["per_block"].get<double>() > 0 &&
         evidence_matches(e, track.floor_term, track.core, track.component, components_of_core)) {
       items.push_back(&e);
@@ -77,12 +99,12 @@ void floor_slices(TraceTrack &track, const json &term, double waves) {
   for (const json *e : items) {
     TraceSlice s;
     const std::string op = text(*e, "op");
-    const std::string line = (*e)["line"].is_number() ? std::to_string((*e)["line"].get<int64_t>()) : "?";
+    const std::string line = at(*e, "line").is_number() ? std::to_string((*e)["line"].get<int64_t>()) : "?";
     s.name = (op.empty() ? text(*e, "path") : op) + " @" + line;
     s.seconds = block * (*e)["per_block"].get<double>() / quantity;
     s.args = {{"term", track.floor_term},
               {"file", text(*e, "file")},
-              {"line", (*e)["line"]},
+              {"line", at(*e, "line")},
               {"op", op.empty() ? json(text(*e, "path")) : json(op)},
               {"per_block", (*e)["per_block"]},
               {"what", e->contains("what") ? (*e)["what"] : json(track.core + "." + track.component)},
@@ -103,40 +125,42 @@ void floor_slices(TraceTrack &track, const json &term, double waves) {
 
 BoundSchedule bound_schedule(const json &report) {
   BoundSchedule out;
-  const json &bound = report.contains("bound") ? report["bound"] : json();
+  static const json kNone;
+  const json &bound = report.is_object() && report.contains("bound") ? report["bound"] : kNone;
   out.tier = text(bound, "tier");
   if (out.tier.empty()) return out;
   std::map<std::pair<std::string, std::string>, TraceTrack> tracks;
   std::map<std::pair<std::string, std::string>, const json *> floor_terms;
   std::vector<std::tuple<std::pair<std::string, std::string>, std::string, double, json>> additives;
-  for (const json &t : report.value("terms", json::array())) {
+  for (const json &t : array_of(report, "terms")) {
     if (text(t, "tier") != out.tier) continue;
     if (t.contains("schedule") && t["schedule"].is_object() && out.blocks == 0) {
       const json &s = t["schedule"];
-      out.waves = s.value("waves", 1.0);
-      out.blocks = s.value("blocks", 0.0);
-      out.slots = s.value("slots", 0.0);
+      out.waves = std::max(1.0, number_of(s, "waves", 1.0));
+      out.blocks = number_of(s, "blocks", 0.0);
+      out.slots = number_of(s, "slots", 0.0);
       out.slot_kind = text(s, "slot_kind");
     }
     const bool additive = text(t, "role") == "additive";
-    for (const json &c : t.value("per_component", json::array())) {
+    for (const json &c : array_of(t, "per_component")) {
       if (text(c, "assurance") == "diagnostic") {
         // Diagnostic components never enter a limit, but their handoff edges are drawn.
-        if (c.contains("work") && c["work"].contains("edges"))
-          for (const json &e : c["work"]["edges"]) out.edges.push_back(e);
+        if (c.contains("work"))
+          for (const json &e : array_of(c["work"], "edges")) out.edges.push_back(e);
         continue;
       }
-      double v = seconds_of(c["value"]);
+      double v = seconds_of(at(c, "value"));
       if (!std::isfinite(v)) continue;
-      std::pair<std::string, std::string> key{c["core"].is_string() ? c["core"].get<std::string>() : "chip",
+      if (!c.is_object()) continue;
+      std::pair<std::string, std::string> key{c.contains("core") && c["core"].is_string() ? c["core"].get<std::string>() : "chip",
                                               text(c, "component")};
       TraceTrack &track = tracks[key];
       track.core = key.first;
       track.component = key.second;
       if (additive) {
-        additives.emplace_back(key, text(t, "term"), v, c.value("work", json::object()));
+        additives.emplace_back(key, text(t, "term"), v, c.contains("work") ? c["work"] : json::object());
         track.additive += v;
-        if (c.contains("work") && c["work"].contains("lines"))
+        if (c.contains("work") && c["work"].is_object() && c["work"].contains("lines"))
           out.barriers.push_back({{"core", key.first}, {"component", key.second}, {"lines", c["work"]["lines"]}});
       } else if (v > track.floor || track.floor_term.empty()) {
         track.floor = v;
@@ -161,10 +185,19 @@ BoundSchedule bound_schedule(const json &report) {
 }
 
 json render_trace(const json &report) {
-  BoundSchedule schedule = bound_schedule(report);
+  BoundSchedule schedule;
+  try {
+    schedule = bound_schedule(report);
+  } catch (const std::exception &e) {  // a document outside the schema: no schedule, and why
+    return {{"traceEvents", json::array()}, {"displayTimeUnit", "ns"},
+            {"metadata", {{"reason", std::string("the report could not be read as a schedule: ") + e.what()}}}};
+  }
   json events = json::array();
-  const std::string kernel = report.contains("kernel") ? text(report["kernel"], "name") : "";
-  const double bound = report.contains("bound") ? seconds_of(report["bound"]["value"]) : std::nan("");
+  const std::string kernel = report.is_object() && report.contains("kernel") ? text(report["kernel"], "name") : "";
+  const double bound =
+      report.is_object() && report.contains("bound") && report["bound"].is_object() && report["bound"].contains("value")
+          ? seconds_of(report["bound"]["value"])
+          : std::nan("");
   std::map<std::string, bool> named_process;
   std::map<std::string, std::pair<double, double>> block_span;  // "core.component" -> [start of block 1, end of block 1] (us)
   for (const TraceTrack &track : schedule.tracks) {
@@ -211,8 +244,8 @@ json render_trace(const json &report) {
     auto [ccore, ccomp] = split(text(e, "consumer"));
     double start = std::max(p->second.first, p->second.second * 0.999);
     double end = std::min(c->second.second * 0.999, std::max(c->second.first, start));
-    json args = {{"producer", e["producer"]}, {"consumer", e["consumer"]}, {"lines", e.value("lines", json::array())},
-                 {"per_block", e.value("multiplicity_per_block", json(nullptr))}};
+    json args = {{"producer", at(e, "producer")}, {"consumer", at(e, "consumer")}, {"lines", array_of(e, "lines")},
+                 {"per_block", number_of(e, "multiplicity_per_block", std::nan(""))}};
     events.push_back({{"ph", "s"}, {"name", "handoff"}, {"cat", "sync"}, {"id", flow_id}, {"pid", core_pid(pcore)},
                       {"tid", pipe_tid(pcomp)}, {"ts", start}, {"args", args}});
     events.push_back({{"ph", "f"}, {"bp", "e"}, {"name", "handoff"}, {"cat", "sync"}, {"id", flow_id}, {"pid", core_pid(ccore)},
@@ -223,7 +256,7 @@ json render_trace(const json &report) {
     auto span = block_span.find(text(b, "core") + "." + text(b, "component"));
     if (span == block_span.end()) continue;
     events.push_back({{"ph", "i"}, {"s", "t"}, {"name", "pipe_barrier"}, {"cat", "barrier"}, {"pid", core_pid(text(b, "core"))},
-                      {"tid", pipe_tid(text(b, "component"))}, {"ts", span->second.second}, {"args", {{"lines", b["lines"]}}}});
+                      {"tid", pipe_tid(text(b, "component"))}, {"ts", span->second.second}, {"args", {{"lines", at(b, "lines")}}}});
   }
   json meta = {{"kernel", kernel},
                {"bound_s", std::isfinite(bound) ? json(bound) : json(nullptr)},

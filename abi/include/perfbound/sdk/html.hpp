@@ -71,6 +71,7 @@ inline std::string si(double v) {
 /// Seconds as a human time ("165.3 µs").
 inline std::string seconds(double s) {
   if (!std::isfinite(s)) return "-";
+  if (s == 0) return "0";
   double a = std::fabs(s);
   const char *unit = "s";
   double v = s;
@@ -97,6 +98,10 @@ struct LogScale {
   [[nodiscard]] double operator()(double v) const {
     double t = (std::log10(std::max(v, lo * 1e-3)) - std::log10(lo)) / (std::log10(hi) - std::log10(lo));
     return p0 + t * (p1 - p0);
+  }
+  /// The value at pixel `p` (the inverse of operator()).
+  [[nodiscard]] double invert(double p) const {
+    return std::pow(10.0, std::log10(lo) + (p - p0) / (p1 - p0) * (std::log10(hi) - std::log10(lo)));
   }
   [[nodiscard]] std::vector<double> decades() const {
     std::vector<double> out;
