@@ -249,12 +249,15 @@ TEST_CASE("render_trace: the trace-event format, and the busiest track equals th
   // vector_add binds on the chip's HBM (memory, 165.343 us): pid 3 (chip), tid 8 (HBM).
   CHECK(busiest->first == std::make_pair<int64_t, int64_t>(3, 8));
   CHECK(busiest->second == doctest::Approx(report["bound"]["value"].get<double>() * 1e6).epsilon(1e-9));
-  // Its slices name the IR lines and the quantity: 8192 B per block at lines 42, 52 and 62.
+  // Its slices name the IR lines and the quantity: 8192-byte transfers at
+  // lines 42, 52 (GM->UB) and 62 (UB->GM), so one block's 165.343 / 205 =
+  // 0.80655 us is split in thirds.
   std::set<int64_t> lines;
   for (const json &e : trace["traceEvents"])
     if (e["ph"] == "X" && e["pid"] == 3 && e["args"].contains("line")) {
       lines.insert(e["args"]["line"].get<int64_t>());
-      CHECK(e["args"]["per_block"] == 8192.0);
+      CHECK(e["args"]["quantity"] == 8192.0);
+      CHECK(e["dur"].get<double>() == doctest::Approx(165.3434233990388 / 205 / 3).epsilon(1e-9));
     }
   CHECK(lines == std::set<int64_t>{42, 52, 62});
   CHECK(trace["metadata"]["waves"] == 205.0);

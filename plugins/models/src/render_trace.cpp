@@ -77,17 +77,21 @@ int core_pid(const std::string &core) { return core == "aic" ? 1 : core == "aiv"
 /// Splits the floor term's time on a track into a representative block's
 /// itemised lines and the remaining waves.
 void floor_slices(TraceTrack &track, const json &term, double waves) {
-  std::vector<const json *> items;
+  // Each itemised line's weight: its per-block quantity; where the term
+  // gives none (work that depends on the block index), its transfer size.
+  std::vector<std::pair<const json *, double>> items;
   size_t components_of_core = 0;
   for (const json &c : array_of(term, "per_component"))
     if ((at(c, "core").is_string() ? c["core"].get<std::string>() : std::string("chip")) == track.core) ++components_of_core;
   double quantity = 0;
-  for (const json &e : array_of(term, "evidence"))
-    if (e.is_object() && e.contains("per_block") && e["per_block"].is_number() && e["per_block"].get<double>() > 0 &&
-        evidence_matches(e, track.floor_term, track.core, track.component, components_of_core)) {
-      items.push_back(&e);
-      quantity += e["per_block"].get<double>();
-    }
+  for (const json &e : array_of(term, "evidence")) {
+    if (!e.is_object() || !evidence_matches(e, track.floor_term, track.core, track.component, components_of_core)) continue;
+    double weight = number_of(e, "per_block", 0);
+    if (!(weight > 0)) weight = number_of(e, "transfer_bytes", 0);
+    if (!(weight > 0)) continue;
+    items.emplace_back(&e, weight);
+    quantity += weight;
+  }
   const double block = track.floor / std::max(1.0, waves);
   if (items.empty() || !(quantity > 0)) {
     TraceSlice s{track.floor_term + " (no per-line evidence)", track.floor, json::object()};
@@ -96,20 +100,22 @@ void floor_slices(TraceTrack &track, const json &term, double waves) {
     track.slices.push_back(std::move(s));
     return;
   }
-  for (const json *e : items) {
+  for (const auto &[e, weight] : items) {
     TraceSlice s;
     const std::string op = text(*e, "op");
     const std::string line = at(*e, "line").is_number() ? std::to_string((*e)["line"].get<int64_t>()) : "?";
     s.name = (op.empty() ? text(*e, "path") : op) + " @" + line;
-    s.seconds = block * (*e)["per_block"].get<double>() / quantity;
+    s.seconds = block * weight / quantity;
     s.args = {{"term", track.floor_term},
               {"file", text(*e, "file")},
               {"line", at(*e, "line")},
               {"op", op.empty() ? json(text(*e, "path")) : json(op)},
-              {"per_block", (*e)["per_block"]},
+              {"per_block", at(*e, "per_block")},
+              {"quantity", weight},
+              {"quantity_of", number_of(*e, "per_block", 0) > 0 ? "per_block" : "transfer_bytes (the per-block amount depends on the block index)"},
               {"what", e->contains("what") ? (*e)["what"] : json(track.core + "." + track.component)},
               {"time_basis", "one block's share of the busiest slot's time, split over the itemised lines in proportion "
-                             "to their per-block quantity"}};
+                             "to their quantity"}};
     track.slices.push_back(std::move(s));
   }
   if (waves > 1) {
