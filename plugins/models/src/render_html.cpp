@@ -709,9 +709,15 @@ std::string sweep_html(const json &doc) {
         ) << "\"><title>" << h::escape("grid " + member(c, "grid").dump() + " args " + member(c, "args").dump() + ": " + h::seconds(v) +
                                       (pruned ? " — pruned by " + c["pruned_by"].get<std::string>() + (member(c, "why").is_string() ? ": " + c["why"].get<std::string>() : "") : ""))
          << "</title>";
-      if (pruned)
+      if (n <= 60)
+        os << "<text x=\"" << h::num(cx) << "\" y=\"" << h::num(H - B + 14) << "\" text-anchor=\"middle\">" << c.value("index", static_cast<int64_t>(i))
+           << "</text>";
+      if (pruned) {
         os << "<path d=\"M" << h::num(cx - 4) << " " << h::num(cy - 4) << " l8 8 m0 -8 l-8 8\" stroke=\"#b3261e\" stroke-width=\"1.6\"/>";
-      else
+        if (n <= 60)
+          os << "<text class=\"pruned-by\" style=\"fill:#b3261e\" x=\"" << h::num(cx + 7) << "\" y=\"" << h::num(cy + 4) << "\">"
+             << h::escape(c["pruned_by"].get<std::string>()) << "</text>";
+      } else
         os << "<circle cx=\"" << h::num(cx) << "\" cy=\"" << h::num(cy) << "\" r=\"4\" fill=\"#1f5fa8\"/>";
       os << "</g>";
     }

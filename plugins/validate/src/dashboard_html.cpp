@@ -111,7 +111,9 @@ std::string render_corpus_dashboard(const json &doc, const std::map<std::string,
     for (double v : xs.decades())
       os << "<line class=\"grid\" x1=\"" << h::num(xs(v)) << "\" y1=\"" << T - 8 << "\" x2=\"" << h::num(xs(v)) << "\" y2=\"" << H - 10
          << "\"/><text x=\"" << h::num(xs(v)) << "\" y=\"" << T - 12 << "\" text-anchor=\"middle\">" << h::escape(h::seconds(v)) << "</text>";
-    os << "<text x=\"" << L << "\" y=\"12\">● strict  ● given  ● bound  | min  ◆ median (log time axis)</text>\n";
+    os << "<text x=\"" << L << "\" y=\"12\"><tspan style=\"fill:#1b7f3b\">● strict</tspan>  <tspan style=\"fill:#1f5fa8\">● given</tspan>  "
+          "<tspan>● bound</tspan>  <tspan style=\"fill:#e07b00\">| measured min</tspan>  <tspan style=\"fill:#b3261e\">◆ median</tspan>"
+          "  (log time axis)</text>\n";
     double y = T;
     for (size_t i = 0; i < rows.size(); ++i) {
       const json &c = cases[i];

@@ -120,7 +120,7 @@ h1{font-size:22px;margin:6px 0 12px}h2{font-size:18px;margin:26px 0 8px;border-b
 h3{font-size:15px;margin:16px 0 6px}
 section.pb-card{background:#fff;border:1px solid #dde2e8;border-radius:8px;padding:12px 18px;margin:14px 0}
 table{border-collapse:collapse;margin:6px 0;font-size:13px}th,td{border:1px solid #dde2e8;padding:3px 8px;text-align:left;vertical-align:top}
-th{background:#eef1f5}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+th{background:#eef1f5}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 table.pb-sortable th{cursor:pointer}
 code,pre{font:12px/1.4 ui-monospace,"DejaVu Sans Mono",monospace}pre{background:#f3f5f8;padding:6px 8px;overflow-x:auto;margin:4px 0}
 pre .hit{background:#ffe9a8;display:inline-block;min-width:100%}
