@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <numbers>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -313,7 +314,7 @@ std::string roofline_svg(const json &report, const json *profile, double measure
         xv = xs.lo * 1.3;
         py = ys(xv * c.value);
       }
-      double angle = std::atan2(ys(xv * 10 * c.value) - ys(xv * c.value), xs(xv * 10) - xs(xv)) * 180 / M_PI;
+      double angle = std::atan2(ys(xv * 10 * c.value) - ys(xv * c.value), xs(xv * 10) - xs(xv)) * 180 / std::numbers::pi;
       labels << "<text class=\"ceiling-label\" style=\"fill:" << color << "\" transform=\"translate(" << h::num(xs(xv) + 4) << " "
              << h::num(py - 4) << ") rotate(" << h::num(angle) << ")\">" << h::escape(c.label + "  " + h::si(c.value) + "B/s") << "</text>";
     } else {
