@@ -587,7 +587,7 @@ std::string coverage_sentence(const CoverageSummary &sum, const HivmView &view,
     });
     if (!relevant) continue;
     std::string cause = u.loop_line > 0 ? "in the loop at line " + std::to_string(u.loop_line) + " whose trip count is unknown"
-                                        : u.reason;
+                                        : "not counted: " + u.reason;
     ++by_cause[cause];
     if (!u.hint.empty()) hint_of[cause] = u.hint;
   }
