@@ -159,10 +159,14 @@ void write_block(JsonWriter &w, const OpRecord &r, std::vector<std::pair<const c
   block.close();
 }
 
+/// The whole-grid sums and, always beside them, `grid_reasons`: which of
+/// them are estimates or unknown (block 0 x the block count when the op
+/// could not be summed over every block), so that a reader can tell an
+/// exact sum from an estimate.
 void write_grid(JsonWriter &w, const OpRecord &r) {
-  std::vector<std::pair<const char *, std::string>> ignored;
+  std::vector<std::pair<const char *, std::string>> reasons;
   w.key("grid");
-  QuantityObject grid(w, ignored, true);
+  QuantityObject grid(w, reasons, true);
   grid.put("count", r.count_grid);
   if (is_dma_like(r)) grid.put("bytes", r.bytes_grid);
   grid.put("flop", r.flop_grid);
@@ -170,6 +174,9 @@ void write_grid(JsonWriter &w, const OpRecord &r) {
   grid.put("scalar_instructions", r.scalar_grid);
   grid.put("issued_instructions", r.issued_grid);
   grid.close();
+  w.key("grid_reasons").begin_object();
+  for (const auto &[name, reason] : reasons) w.field(name, reason);
+  w.end_object();
 }
 
 bool same_q(const Quantity &a, const Quantity &b) { return a.value == b.value && a.estimated == b.estimated; }

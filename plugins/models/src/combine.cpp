@@ -579,8 +579,14 @@ std::string coverage_sentence(const CoverageSummary &sum, const HivmView &view,
                     sum.label;
   int missing = sum.present - sum.counted;
   if (missing <= 0) return out;
-  std::map<std::string, int> by_cause;
-  std::map<std::string, std::string> hint_of;
+  // Causes weighed by the instructions their ops would issue (best
+  // estimate, block 0), then by how many ops they hold.
+  struct Cause {
+    int ops = 0;
+    double weight = 0;
+    std::string hint;
+  };
+  std::map<std::string, Cause> by_cause;
   for (const Uncounted &u : view.uncounted) {
     bool relevant = std::any_of(rows.begin(), rows.end(), [&](const CoverageRow *r) {
       return r->core == u.core && r->component == u.component;
@@ -588,18 +594,21 @@ std::string coverage_sentence(const CoverageSummary &sum, const HivmView &view,
     if (!relevant) continue;
     std::string cause = u.loop_line > 0 ? "in the loop at line " + std::to_string(u.loop_line) + " whose trip count is unknown"
                                         : "not counted: " + u.reason;
-    ++by_cause[cause];
-    if (!u.hint.empty()) hint_of[cause] = u.hint;
+    Cause &c = by_cause[cause];
+    ++c.ops;
+    c.weight += u.issued_estimate;
+    if (!u.hint.empty()) c.hint = u.hint;
   }
   if (by_cause.empty()) return out + ": " + std::to_string(missing) + " could not be counted";
-  auto top = std::max_element(by_cause.begin(), by_cause.end(),
-                              [](const auto &a, const auto &b) { return a.second < b.second; });
-  out += ": " + std::to_string(top->second) + (top->second == 1 ? " is " : " are ") + top->first;
-  if (hint_of.count(top->first) > 0) {
-    hint = hint_of[top->first];
+  auto top = std::max_element(by_cause.begin(), by_cause.end(), [](const auto &a, const auto &b) {
+    return a.second.weight != b.second.weight ? a.second.weight < b.second.weight : a.second.ops < b.second.ops;
+  });
+  out += ": " + std::to_string(top->second.ops) + (top->second.ops == 1 ? " is " : " are ") + top->first;
+  if (!top->second.hint.empty()) {
+    hint = top->second.hint;
     out += " (" + hint + ")";
   }
-  if (top->second < missing) out += ", " + std::to_string(missing - top->second) + " more for other reasons";
+  if (top->second.ops < missing) out += ", " + std::to_string(missing - top->second.ops) + " more for other reasons";
   return out;
 }
 

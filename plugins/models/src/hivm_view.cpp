@@ -256,6 +256,9 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
     const json &exec = child(op, "exec");
     const json &estimated = child(op, "estimated");
     std::string failure;  // why the last quantity asked for could not be counted
+    const json &instr = child(op, "instructions");
+    double issued_exec = number_or(instr, "issued", 0);
+    double scalar_exec = number_or(instr, "scalar", 0);
 
     // Sound amount of one per-execution quantity (strict, plus what the
     // user's facts add); an uncountable quantity is noted in `missing`.
@@ -325,6 +328,7 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
       u.component = component;
       u.loop_line = strict.count.unknown_loop;
       u.hint = strict.count.hint;
+      u.issued_estimate = strict.count.value ? *strict.count.value * std::max(issued_exec, 1.0) : 0.0;
       if (u.loop_line > 0) {
         u.reason = "in the loop at line " + std::to_string(u.loop_line) + " whose trip count is unknown";
         if (u.hint.empty()) u.hint = "give trips.\"" + std::to_string(u.loop_line) + "\"";
@@ -336,14 +340,11 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
       } else {
         u.reason = "its work could not be counted";
       }
-      if (u.hint.empty() && strict.count.min <= 0) u.hint = "give the launch values or a trips fact for its loop";
+      if (u.hint.empty() && strict.count.min <= 0) u.hint = "give the launch values or data facts its count depends on";
       view.note_uncounted(std::move(u));
     };
 
     // Issued instructions: as written, and the part that must exist.
-    const json &instr = child(op, "instructions");
-    double issued_exec = number_or(instr, "issued", 0);
-    double scalar_exec = number_or(instr, "scalar", 0);
     const std::string scalar_kind = string_or(op, "scalar_kind");
     Amount issued = amount("issued_instructions", issued_exec, false, "issued instructions");
     view.issued_as_written[core].add(issued);
@@ -692,7 +693,7 @@ json HivmView::to_work() const {
   doc["coverage"] = std::move(rows);
   rows = json::array();
   for (const Uncounted &u : uncounted)
-    rows.push_back(json::array({u.line, u.op, u.core, u.component, u.reason, u.hint, u.loop_line}));
+    rows.push_back(json::array({u.line, u.op, u.core, u.component, u.reason, u.hint, u.loop_line, u.issued_estimate}));
   doc["uncounted"] = std::move(rows);
   doc["uncounted_total"] = uncounted_total;
   rows = json::array();
@@ -815,10 +816,11 @@ HivmView HivmView::from_work(const json &work, const std::string &origin) {
   }
   const json &uncounted = optional_rows("uncounted");
   for (size_t idx = 0; idx < uncounted.size(); ++idx) {
-    const json &r = in.row(uncounted, "uncounted", idx, 7);
+    const json &r = in.row(uncounted, "uncounted", idx, 8);
     view.uncounted.push_back({static_cast<int>(in.number(r[0], "uncounted")), in.text(r[1], "uncounted"),
                               in.text(r[2], "uncounted"), in.text(r[3], "uncounted"), in.text(r[4], "uncounted"),
-                              in.text(r[5], "uncounted"), static_cast<int>(in.number(r[6], "uncounted"))});
+                              in.text(r[5], "uncounted"), static_cast<int>(in.number(r[6], "uncounted")),
+                              in.number(r[7], "uncounted")});
   }
   view.uncounted_total = work.contains("uncounted_total") ? static_cast<int>(in.number(work["uncounted_total"], "uncounted_total"))
                                                           : static_cast<int>(view.uncounted.size());

@@ -152,6 +152,7 @@ struct Uncounted {
   int line = 0;
   std::string op, core, component, reason, hint;
   int loop_line = 0;  // the loop with the unknown trip count, when that is the cause
+  double issued_estimate = 0;  // best-estimate instructions per block (block 0; 0 when unknown): what it would weigh
 };
 
 /// A user-given fact, echoed from the extractor.
