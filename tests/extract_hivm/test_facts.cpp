@@ -224,6 +224,15 @@ TEST_CASE("a trips fact: the given overlay counts the loop, the strict fields st
   CHECK(op_json(doc3, 25)["given"]["count"]["min"] == 6);
   CHECK(op_json(doc3, 25)["given"]["count"]["value"] == 6);
   CHECK(op_json(doc3, 25)["given"]["grid"]["count"] == 24);
+  // A sum over the grid: 12 iterations over 4 blocks of one entry each, 3 per entry for the value;
+  // no block is guaranteed any (the minimum stays 0).
+  AnalysisOptions o4 = with_launch(json::parse(R"({"grid":[4],"trips":{"22":{"sum":12,"over":"grid"}}})"));
+  json doc4 = document_of(text, o4);
+  CHECK(op_json(doc4, 25)["given"]["count"]["value"] == 3);
+  CHECK(op_json(doc4, 25)["given"]["count"]["min"] == 0);
+  CHECK(op_json(doc4, 25)["given"]["grid"]["count"] == 12);
+  CHECK(op_json(doc4, 25)["given"]["count"]["unknown_loop"] == 22);  // still not guaranteed in any block
+  CHECK(doc4["given_facts"][0]["fact"] == json::parse(R"({"sum":12,"over":"grid"})"));
 }
 
 TEST_CASE("a data fact: loads from a given tensor evaluate per block") {
