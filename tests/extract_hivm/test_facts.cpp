@@ -224,6 +224,15 @@ TEST_CASE("a trips fact: the given overlay counts the loop, the strict fields st
   CHECK(op_json(doc3, 25)["given"]["count"]["min"] == 6);
   CHECK(op_json(doc3, 25)["given"]["count"]["value"] == 6);
   CHECK(op_json(doc3, 25)["given"]["grid"]["count"] == 24);
+  // A sum over the grid: 12 iterations over 4 blocks of one entry each, 3 per entry for the value;
+  // no block is guaranteed any (the minimum stays 0).
+  AnalysisOptions o4 = with_launch(json::parse(R"({"grid":[4],"trips":{"22":{"sum":12,"over":"grid"}}})"));
+  json doc4 = document_of(text, o4);
+  CHECK(op_json(doc4, 25)["given"]["count"]["value"] == 3);
+  CHECK(op_json(doc4, 25)["given"]["count"]["min"] == 0);
+  CHECK(op_json(doc4, 25)["given"]["grid"]["count"] == 12);
+  CHECK(op_json(doc4, 25)["given"]["count"]["unknown_loop"] == 22);  // still not guaranteed in any block
+  CHECK(doc4["given_facts"][0]["fact"] == json::parse(R"({"sum":12,"over":"grid"})"));
 }
 
 TEST_CASE("a data fact: loads from a given tensor evaluate per block") {
@@ -347,4 +356,34 @@ TEST_CASE("real dumps: every op has block_min.count = count.min; chunk_kda's thi
   // The two gather nests before it (lines 1039 and 1078) have constant bounds: counted, not named.
   CHECK(op_at(p, 1048).count.unknown_loop == 0);
   CHECK(op_at(p, 1087).count.unknown_loop == 0);
+}
+
+TEST_CASE("facts through the CLI: the launch table takes trips and data; a refusal names the dump file and line") {
+  pbtest::TempDir tmp;
+  const std::string pipeline = (std::filesystem::path(PB_HIVM_TEST_DATA) / "hivm_program.toml").string();
+  const std::string dump = (std::filesystem::path(PB_HIVM_TEST_DATA) / "loaded_bound.npuir.mlir").string();
+  auto ok = pbtest::run_cli({"run", pipeline, "--set", "hivm=" + dump, "--set",
+                             "launch={grid=[4], trips={\"22\"={min=2}}, data={\"0\"=[3,2,4,2]}}", "--out", tmp.path().string()});
+  INFO(ok.err);
+  REQUIRE(ok.code == 0);
+  json program = json::parse(pbtest::read_file(tmp / "program.json"));
+  CHECK(program["given_facts"].size() == 2);
+  // The data gives the trip count of every block (2..4): the loop is counted from it, and the trips
+  // fact agrees with it (checked, not needed).
+  const json &load = op_json(program, 25);
+  CHECK(load["count"]["min"] == 0);
+  CHECK(load["given"]["facts"] == json::array({"data.\"0\""}));
+  CHECK(load["given"]["count"]["min"] == 2);
+  CHECK(load["given"]["grid"]["count"] == 11);
+  // A trips fact the given data contradicts: block 1 runs 1 iteration.
+  auto clash = pbtest::run_cli({"run", pipeline, "--set", "hivm=" + dump, "--set",
+                                "launch={grid=[4], trips={\"22\"={min=2}}, data={\"0\"=[3,1,4,1]}}"});
+  CHECK(clash.code == 1);
+  CHECK(clash.err.find(dump + ":22:1: launch trips.\"22\": min = 2 cannot hold: the loop runs 1 times in an entry whose bounds are known (block 1)") != std::string::npos);
+  auto bad = pbtest::run_cli({"run", pipeline, "--set", "hivm=" + dump, "--set", "launch={grid=[4], trips={\"23\"={min=1}}}"});
+  CHECK(bad.code == 1);
+  CHECK(bad.err.find(dump + ":23:1: launch trips.\"23\": no scf.for on line 23 of the dump") != std::string::npos);
+  auto unnamed = pbtest::run_cli({"run", pipeline, "--set", "hivm=" + dump, "--set", "launch={grid=[4], data={\"9\"=[1]}}"});
+  CHECK(unnamed.code == 1);
+  CHECK(unnamed.err.find("launch data.\"9\": @loaded_bound has no Triton argument 9") != std::string::npos);
 }

@@ -2389,6 +2389,11 @@ void FunctionAnalyzer::enumerate(const std::vector<int32_t> &chain, size_t at, M
   taint |= static_cast<uint8_t>(lb.taint | ub.taint | st.taint);
   if (lb.iv.exact() && ub.iv.exact() && st.iv.exact() && st.iv.lo > 0) {
     int64_t trip = ub.iv.lo > lb.iv.lo ? (ub.iv.lo - lb.iv.lo + st.iv.lo - 1) / st.iv.lo : 0;
+    // Where the bounds are known (constants, the block index, given data) a trips fact must agree.
+    if (fact != nullptr && ((fact->min && trip < *fact->min) || (fact->max && trip > *fact->max)))
+      throw SourceError(loop.line, 1, "launch trips.\"" + fact->key + "\": " + (fact->min && trip < *fact->min ? "min = " + std::to_string(*fact->min) : "max = " + std::to_string(*fact->max)) +
+                                          " cannot hold: the loop runs " + std::to_string(trip) + " times in an entry whose bounds are known" +
+                                          (ctx_.block.exact() ? " (block " + std::to_string(ctx_.block.lo) + ")" : std::string()));
     if (trip == 0) return;
     if (leaves + static_cast<uint64_t>(trip) <= opts_.enumeration_budget) {
       for (int64_t k = 0; k < trip; ++k) {
