@@ -38,6 +38,7 @@ m::TermOptions options_from(const pb::sdk::Params &params) {
   if (raw.contains("handoff_cycles") && raw["handoff_cycles"].is_number()) o.handoff_cycles = raw["handoff_cycles"].get<double>();
   if (raw.contains("issue_per_cycle")) o.issue_per_cycle = raw["issue_per_cycle"].get<double>();
   if (raw.contains("instruction_count")) o.instruction_count = raw["instruction_count"].get<std::string>();
+  if (raw.contains("cache")) o.cache = raw["cache"].get<std::string>();
   if (!(o.issue_per_cycle > 0))
     throw pb::sdk::InputError("node '" + params.node_id() + "': issue_per_cycle must be positive");
   if (raw.contains("handoff_cycles") && !raw["handoff_cycles"].is_null() &&
@@ -225,7 +226,10 @@ pb::sdk::PluginSpec describe() {
       "memory", "GM traffic at the occupancy-aware HBM bandwidth with packet efficiency (DSL or HIVM tier)",
       term_inputs(true), term_output(),
       {pb::sdk::choice_param("packet_efficiency", "transfer", {"transfer", "none"},
-                             "transfer: apply the calibrated packet efficiency at each DMA's size (argued); none: peak only (strict)")}));
+                             "transfer: apply the calibrated packet efficiency at each DMA's size (argued); none: peak only (strict)"),
+       pb::sdk::choice_param("cache", "unknown", {"unknown", "cold", "warm"},
+                             "L2 state at launch: unknown (the cold-cache HBM floor is argued), cold (a flushed "
+                             "measurement: strict), warm (only bytes beyond the L2 cross HBM)")}));
   spec.kinds.push_back(pb::sdk::kind<Serialization>(
       "serialization", "Irreducible serialization added to its component: barrier latency, mandatory handoffs (HIVM)",
       term_inputs(false), term_output(),

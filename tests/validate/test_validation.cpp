@@ -191,10 +191,11 @@ TEST_CASE("corpus runner: summary, exit codes and the stable table") {
     CHECK(doc["exit_code"] == 0);
     std::vector<std::string> table = pbtest::lines(pv::render_corpus_table(doc));
     REQUIRE(table.size() == 13);
-    CHECK(table[4] == "case        status         bound(us)  measured(us)      min(us)  tightness  binding (predicted / msprof)");
-    CHECK(table[5] == "mix         PASS                90.0          98.0         96.0      1.09x  scalar / scalar (match)");
-    CHECK(table[6] == "details     PASS                30.0          42.0         40.0      1.40x  vector / vector (match)");
-    CHECK(table[7] == "unmeasured  INFRA_ERROR         90.0             -            -          -  scalar / -");
+    // Coverage: these saved reports carry none ("-").
+    CHECK(table[4] == "case        status         bound(us)  measured(us)      min(us)  tightness  coverage  binding (predicted / msprof)");
+    CHECK(table[5] == "mix         PASS                90.0          98.0         96.0      1.09x         -  scalar / scalar (match)");
+    CHECK(table[6] == "details     PASS                30.0          42.0         40.0      1.40x         -  vector / vector (match)");
+    CHECK(table[7] == "unmeasured  INFRA_ERROR         90.0             -            -          -         -  scalar / -");
     CHECK(table[8] == "            no usable measurement: the manifest lists none: never run on hardware");
     CHECK(table[10] == "summary: 2 validated: 2 PASS, 0 FAIL (sound 2/2); 1 INFRA_ERROR (1 no measurement, 0 no bound)");
   }
@@ -398,4 +399,21 @@ TEST_CASE("perfbound validate --corpus --format html: one row and one chart row 
   CHECK(html.find("<span class=\"pill INFRA_ERROR\">") != std::string::npos);
   CHECK(pbtest::run_cli({"validate", "--corpus", own.manifest.string(), "--format", "svg"}).code == 2);
   CHECK(pbtest::run_cli({"validate", "--report", "r.json", "--measurement", "m", "--kernel", "k", "--format", "html"}).code == 2);
+}
+
+TEST_CASE("validation: the report's coverage is carried per case, with its warning") {
+  // A report that counts 3 of 4 ops says so; the validation keeps the share
+  // and the sentence, and the single-case view prints both.
+  json r = report(90e-6, 50e-6, 90e-6, "scalar");
+  r["coverage"] = {{"hivm", {{"share", 0.75}, {"ops_counted", 3}, {"ops_present", 4}}},
+                   {"warning", "the bound counts 3 of 4 ops: 1 is in the loop at line 40 whose trip count is unknown"}};
+  json v = pv::validate_bound(r, mix_measurement(), origin("cov.json"), "cov", "");
+  CHECK(v["bound"]["coverage"]["share"] == 0.75);
+  CHECK(v["bound"]["coverage"]["ops_present"] == 4);
+  std::string text = pv::render_validation(v);
+  CHECK(text.find("coverage: 75 % of the IR's ops counted; the bound counts 3 of 4 ops: 1 is in the loop at line 40") !=
+        std::string::npos);
+  // A report without coverage: null, and "-" in the view.
+  json plain = pv::validate_bound(report(90e-6, 50e-6, 90e-6, "scalar"), mix_measurement(), origin("p.json"), "p", "");
+  CHECK(plain["bound"]["coverage"].is_null());
 }
