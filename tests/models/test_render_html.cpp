@@ -82,12 +82,14 @@ TEST_CASE("render_html: the roofline places the kernel at its FLOP, HBM bytes an
   // Hand derivation (vector_add, n = 16,777,216 f32): one add per element =
   // 16,777,216 FLOP; HBM bytes 3 x 4 x n = 201,326,592 B -> AI = 1/12 =
   // 0.083333 FLOP/B. Bound 165.343 us (docs/model.md §10) -> 16,777,216 /
-  // 165.343e-6 = 1.01470e11 FLOP/s. Strict 125.829 us -> 1.33333e11 FLOP/s.
+  // 165.343e-6 = 1.01470e11 FLOP/s. The strict point sits at FLOP / the
+  // report's bound.strict.
   const double ai = number_attribute(html, "point pt-bound", "data-ai");
   const double perf = number_attribute(html, "point pt-bound", "data-perf");
   CHECK(ai == doctest::Approx(1.0 / 12).epsilon(1e-9));
   CHECK(perf == doctest::Approx(16777216.0 / 165.3434233990388e-6).epsilon(1e-6));
-  CHECK(number_attribute(html, "point pt-strict", "data-perf") == doctest::Approx(16777216.0 / 125.82912e-6).epsilon(1e-6));
+  CHECK(number_attribute(html, "point pt-strict", "data-perf") ==
+        doctest::Approx(16777216.0 / report["bound"]["strict"]["value"].get<double>()).epsilon(1e-6));
   // The drawn position follows the axes' own mapping.
   auto position = [&](const char *axis, double v) {
     double lo = number_attribute(html, axis, "data-lo"), hi = number_attribute(html, axis, "data-hi");
@@ -114,15 +116,19 @@ TEST_CASE("render_html: the roofline places the kernel at its FLOP, HBM bytes an
 }
 
 TEST_CASE("render_html: the waterfall climbs from the strict bound to the measured time and shows the unexplained rest") {
-  // measured 300 us: strict 125.829 -> + argued 39.514 -> bound 165.343 ->
-  // + gaps (grid 0.161, gap2 39.514, gap4 1.481 = 41.156) -> 206.500 ->
-  // unexplained 300 - 206.500 = 93.500 us -> measured 300 us.
+  // measured 300 us: strict bound (the report's bound.strict) -> + argued
+  // -> bound 165.343 us -> + each positive gap (grid, gap1..gap4 of the
+  // report's attribution) -> unexplained up to 300 us -> measured 300 us.
   json report = vector_add_report({"--set", "bound.measured_us=300"});
   std::string html = *m::render_html(m::kReportSchema, report, nullptr);
   const double strict_to = number_attribute(html, "step base", "data-to");
-  CHECK(strict_to == doctest::Approx(125.82912e-6));
+  CHECK(strict_to == doctest::Approx(report["bound"]["strict"]["value"].get<double>()));
   CHECK(number_attribute(html, "step argued", "data-from") == doctest::Approx(strict_to));
-  CHECK(number_attribute(html, "step unexplained", "data-from") == doctest::Approx(206.4996e-6).epsilon(1e-4));
+  CHECK(number_attribute(html, "step argued", "data-to") == doctest::Approx(165.3434233990388e-6));
+  double explained = 165.3434233990388e-6;
+  for (const char *gap : {"grid", "gap1", "gap2", "gap3", "gap4"})
+    if (report["attribution"]["gaps"][gap]["value"].is_number()) explained += std::max(0.0, report["attribution"]["gaps"][gap]["value"].get<double>());
+  CHECK(number_attribute(html, "step unexplained", "data-from") == doctest::Approx(explained));
   CHECK(number_attribute(html, "step unexplained", "data-to") == doctest::Approx(300e-6));
   CHECK(number_attribute(html, "step measured", "data-to") == doctest::Approx(300e-6));
   // Consecutive additive steps chain: each starts where the previous ended.

@@ -383,7 +383,10 @@ std::string waterfall_svg(const json &report, double measured) {
     level = given;
   }
   if (b > level + 1e-15) {
-    steps.push_back({"+ argued figures", "argued", level, b, "sustained figures with a written argument (docs/model.md §2)"});
+    if (str(bound, "assurance") == "given")
+      steps.push_back({"+ given facts", "given", level, b, "facts the user stated (given_facts)"});
+    else
+      steps.push_back({"+ argued figures", "argued", level, b, "sustained figures with a written argument (docs/model.md §2)"});
     level = b;
   }
   steps.push_back({"bound", "total", 0, b, str(bound, "assurance")});
@@ -621,7 +624,26 @@ std::string report_html(const json &doc, const json *profile) {
     os << "<div class=\"k\">invariant</div><div" << (member(inv, "holds") == json(false) ? " class=\"bad\"" : "") << ">"
        << h::escape(str(inv, "message", "-")) << "</div>";
   os << "</div>\n";
-  if (doc.contains("coverage")) os << "<h3>Coverage</h3>" << generic_html(doc["coverage"]);
+  if (doc.contains("coverage") && !doc["coverage"].is_null()) {
+    // One line per tier's share (and the report's warning), the whole member collapsed under it.
+    const json &cov = doc["coverage"];
+    std::string line;
+    if (cov.is_object())
+      for (const auto &[k, v] : cov.items()) {
+        double share = num_of(member(v, "share"));
+        if (std::isfinite(share)) {
+          char buf[64];
+          std::snprintf(buf, sizeof(buf), "%.0f %%", 100 * share);
+          line += (line.empty() ? "" : "; ") + k + ": " + buf + " of the IR's ops counted";
+          if (member(v, "ops_counted").is_number() && member(v, "ops_present").is_number())
+            line += " (" + v["ops_counted"].dump() + " of " + v["ops_present"].dump() + ")";
+        } else if (v.is_string()) {
+          line += (line.empty() ? "" : "; ") + v.get<std::string>();
+        }
+      }
+    os << "<div class=\"kv\"><div class=\"k\">coverage</div><div>" << h::escape(line.empty() ? std::string("see below") : line)
+       << "</div></div><details class=\"pb-coverage\"><summary>coverage in detail</summary>" << generic_html(cov) << "</details>";
+  }
   const json &given_facts = doc.contains("given_facts") ? doc["given_facts"] : member(bound, "given_facts");
   if (!given_facts.is_null()) os << "<h3>Given facts</h3>" << generic_html(given_facts);
   os << "</section>\n";

@@ -55,6 +55,8 @@ std::string coverage_text(const json &coverage) {
       item = buf;
     } else if (v.is_object() && v.contains("counted") && v.contains("present")) {
       item = v["counted"].dump() + "/" + v["present"].dump();
+    } else if (v.is_string()) {
+      item = v.get<std::string>();
     } else if (!v.is_object() && !v.is_array()) {
       item = v.dump();
     } else {
@@ -163,7 +165,10 @@ std::string render_corpus_dashboard(const json &doc, const std::map<std::string,
        << time_cell(at(c, {"measurement", "t_min", "value"})) << time_cell(at(c, {"measurement", "t_measured", "value"})) << "<td class=\"num\" data-v=\""
        << (std::isfinite(tight) ? std::to_string(tight) : "") << "\">" << (std::isfinite(tight) ? h::escape(tbuf) : "-") << "</td><td>"
        << h::escape(text_at(c, {"binding", "predicted"}) + " / " + text_at(c, {"binding", "measured"})) << match << "</td><td>"
-       << h::escape(report && report->contains("coverage") ? coverage_text((*report)["coverage"]) : "-") << "</td><td class=\"muted\">"
+       << h::escape(report && report->contains("coverage")                                  ? coverage_text((*report)["coverage"])
+                    : c.contains("bound") && c["bound"].is_object() && c["bound"].contains("coverage") ? coverage_text(c["bound"]["coverage"])
+                                                                                                         : "-")
+       << "</td><td class=\"muted\">"
        << (status == "PASS" ? "" : h::escape(text_at(c, {"reason"}, ""))) << "</td></tr>\n";
   }
   os << "</tbody></table></section>\n";
