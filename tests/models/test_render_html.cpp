@@ -164,7 +164,9 @@ TEST_CASE("render_html: every string from the input is escaped") {
                  {"attribution", json::object()},
                  {"findings", json::array({{{"rank", 1}, {"category", "placement"}, {"title", "<script>t</script>"}, {"action", "a&b"},
                                             {"gain", {{"value", 1e-4}, {"unit", "s"}}},
-                                            {"source", {{"file", src}, {"line", 3}, {"python", "<py>.py:3"}}}}})},
+                                            {"source", {{"file", src}, {"line", 3}, {"python", "<py>.py:3"}}}},
+                                           {{"rank", 2}, {"category", "coverage"}, {"title", "uncounted"}, {"action", "give trips"},
+                                            {"gain", {{"value", nullptr}, {"unit", "s"}, {"reason", "unknown"}}}, {"source", nullptr}}})},
                  {"coverage", {{"aiv.scalar", {{"counted", 3}, {"present", 4}, {"share", 0.75}, {"note", "<c>"}}}}}};
   std::string page = pb::sdk::html::page("t", *m::render_html(m::kReportSchema, report, nullptr));
   CHECK(page.find("<script>alert") == std::string::npos);
@@ -177,6 +179,9 @@ TEST_CASE("render_html: every string from the input is escaped") {
   CHECK(page.find("&lt;c&gt;") != std::string::npos);  // an unknown member (coverage) is shown, escaped
   // The finding row links its source block, which holds the line with two lines of context.
   CHECK(attribute(page, "class=\"src-link\"", "href") == "#src-1");
+  // A coverage finding without a line links the coverage section, which exists.
+  CHECK(page.find("href=\"#coverage\"") != std::string::npos);
+  CHECK(page.find("id=\"coverage\"") != std::string::npos);
   size_t block = page.find("id=\"src-1\"");
   REQUIRE(block != std::string::npos);
   std::string context = page.substr(block, page.find("</div>", block) - block);

@@ -501,8 +501,12 @@ std::string findings_html(const json &findings, SourceCache &cache, const std::s
        << h::escape(str(f, "title")) << "</td><td class=\"num\" data-v=\"" << h::exact((std::isfinite(gain) ? gain : 0.0)) << "\">"
        << (std::isfinite(gain) ? "~" + h::escape(h::seconds(gain)) : "<span class=\"muted\">unknown</span>") << "</td><td>"
        << h::escape(str(f, "action")) << "</td><td>";
-    if (has_line) os << "<a class=\"src-link\" href=\"#" << id << "\">" << h::escape(base_name(file)) << ":" << line << "</a>";
-    else os << "<span class=\"muted\">no source line</span>";
+    if (has_line)
+      os << "<a class=\"src-link\" href=\"#" << id << "\">" << h::escape(base_name(file)) << ":" << line << "</a>";
+    else if (str(f, "category") == "coverage")
+      os << "<a class=\"src-link\" href=\"#coverage\">the uncounted ops (coverage)</a>";
+    else
+      os << "<span class=\"no-source muted\">the finding names no source line</span>";
     if (member(src, "python").is_string()) os << "<br/><span class=\"muted\">" << h::escape(src["python"].get<std::string>()) << "</span>";
     os << "</td></tr>\n";
     if (has_line) {
@@ -642,7 +646,7 @@ std::string report_html(const json &doc, const json *profile) {
         }
       }
     os << "<div class=\"kv\"><div class=\"k\">coverage</div><div>" << h::escape(line.empty() ? std::string("see below") : line)
-       << "</div></div><details class=\"pb-coverage\"><summary>coverage in detail</summary>" << generic_html(cov) << "</details>";
+       << "</div></div><details class=\"pb-coverage\" id=\"coverage\"><summary>coverage in detail</summary>" << generic_html(cov) << "</details>";
   }
   const json &given_facts = doc.contains("given_facts") ? doc["given_facts"] : member(bound, "given_facts");
   if (!given_facts.is_null()) os << "<h3>Given facts</h3>" << generic_html(given_facts);
