@@ -236,7 +236,7 @@ class Cluster {
     reaper_ = fork();
     if (reaper_ == 0) {
       setsid();
-      std::string command = "while kill -0 " + std::to_string(test_pid) + " 2>/dev/null; do sleep 1; done; exec bash " +
+      std::string command = "while kill -0 " + std::to_string(test_pid) + " 2>/dev/null; do sleep 1; done; bash " +
                             (dir_ / "stop.sh").string() + " " + std::to_string(test_pid) + "; rm -rf " + dir_.string();
       execl("/bin/bash", "bash", "-c", command.c_str(), static_cast<char *>(nullptr));
       _exit(127);
@@ -274,7 +274,8 @@ std::pair<std::string, std::string> job_ids(const std::string &out) {
 
 std::set<std::string> plan_ids(const fs::path &plan) {
   std::set<std::string> ids;
-  for (const json &plan_case : json::parse(pbtest::read_file(plan))["cases"]) ids.insert(plan_case["id"].get<std::string>());
+  json doc = json::parse(pbtest::read_file(plan));
+  for (const json &plan_case : doc["cases"]) ids.insert(plan_case["id"].get<std::string>());
   return ids;
 }
 
