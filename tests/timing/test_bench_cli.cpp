@@ -757,3 +757,41 @@ TEST_CASE("shards run apart and merge into every case once; a missing shard and 
   CHECK(wrong.code == 3);
   CHECK(wrong.err.find("plan changed: shard \"0/3\" -> \"1/3\"") != std::string::npos);
 }
+
+TEST_CASE("--devices with a health gate: each lane watches its own device in the recorded npu-smi output") {
+  PBTEST_REQUIRE_SHARED();
+  pbtest::TempDir dir;
+  if (cpu_device_count(dir) < 2) {
+    MESSAGE("SKIPPED: one CPU device here; two lanes need two");
+    return;
+  }
+  fs::path list = write_testlist(dir, "gate.json", {gemm_entry(8, 8, 8), gemm_entry(16, 8, 8), gemm_entry(24, 8, 8)});
+  fs::path plan = dir / "plan.json";
+  REQUIRE(bench(dir / "locks", {"prepare", "--testlist", list.string(), "--backend", "cpu", "-o", plan.string()}).code == 0);
+  // The 910B1 recording: a foreign python process on NPU 0 (pid 576489) and
+  // another on NPU 1 (pid 576491). Lane 0 watches NPU 0, lane 1 NPU 1.
+  std::string busy_smi = make_npu_smi_replay(dir, "npu-smi_info_910B1_with_processes.txt", "npu-smi-busy");
+  auto busy = bench(dir / "locks", {"run", plan.string(), "--out-dir", (dir / "busy").string(), "--devices", "0,1", "--health",
+                                    "npu-smi", "--smi-program", busy_smi, "--smi-device", "0,1", "--idle-timeout", "0", "-q"});
+  CHECK_MESSAGE(busy.code == 0, busy.err);
+  json result = read_json(dir / "busy/result.json");
+  check_schema("perfbound.bench_result/1", result);
+  CHECK(result["missing"].empty());
+  size_t seen = 0;
+  auto check_row = [&](const json &row) {
+    CHECK(row["status"] == "skipped");
+    int64_t index = row["device"]["index"].get<int64_t>();
+    std::string pid = index == 0 ? "576489" : "576491";
+    CHECK_MESSAGE(row["skipped_reason"].get<std::string>().find("pid " + pid + " (python") != std::string::npos, row.dump());
+    ++seen;
+  };
+  for (const json &row : result["rows"]) check_row(row);
+  for (const json &replica : result["replicas"])
+    for (const json &other : replica["others"]) check_row(other["row"]);
+  CHECK(seen == 4);  // three cases, the smoke case on both lanes
+  auto mismatch = bench(dir / "locks", {"run", plan.string(), "--out-dir", (dir / "mismatch").string(), "--devices", "0,1", "--health",
+                                        "npu-smi", "--smi-program", busy_smi, "--smi-device", "0"});
+  CHECK(mismatch.code == 2);
+  CHECK(mismatch.err == "perfbound bench: --smi-device names 1 device(s), --devices 2\n");
+  CHECK_FALSE(fs::exists(dir / "mismatch"));
+}
