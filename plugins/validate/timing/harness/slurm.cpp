@@ -116,7 +116,9 @@ std::string slurm_script(const SlurmJob &job) {
 std::optional<std::vector<std::string>> slurm_partitions(std::string &why) {
   CaptureResult listed = run_capture({"sinfo", "--noheader", "--format=%R"}, 30);
   if (!listed.ok()) {
-    why = "sinfo: " + listed.describe(30) + (listed.err.empty() ? "" : ": " + listed.err.substr(0, 200));
+    // One line: the first line sinfo wrote to stderr says why.
+    std::string first = listed.err.substr(0, listed.err.find('\n'));
+    why = "sinfo: " + listed.describe(30) + (first.empty() ? "" : ": " + first.substr(0, 200));
     return std::nullopt;
   }
   std::vector<std::string> partitions;
