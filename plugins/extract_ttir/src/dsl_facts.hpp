@@ -33,6 +33,9 @@ struct FactsOptions {
   std::int64_t row_budget = 4'000'000;
   /// Programs enumerated when per-program work depends on the program id.
   std::int64_t program_budget = 1 << 20;
+  /// Directory that relative `launch.data.X = { npy = "file.npy" }` paths are
+  /// read from (empty: the working directory).
+  std::string data_dir;
 };
 
 /// Picks the kernel to report: launch["kernel"] ("name" or "name:LINE"), else
@@ -41,7 +44,10 @@ const KernelModel &select_kernel(const TtirModule &module, const pb::sdk::json &
 
 /// Builds the perfbound.dsl_facts/1 document. Throws pb::sdk::InputError for
 /// a launch or profile that cannot be used (wrong types, unknown argument
-/// names); everything else unknown is reported inside the document.
+/// names, given facts the IR contradicts, named with the TTIR file and line);
+/// everything else unknown is reported inside the document. With given facts
+/// (launch.trips "ttir:N", launch.data) the strict figures stay and each one
+/// a fact changes carries a `given` variant beside it.
 pb::sdk::json build_dsl_facts(const TtirModule &module, const KernelModel &kernel, const pb::sdk::json &launch,
                               const pb::sdk::json &profile, const FactsOptions &options);
 
