@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include <sstream>
 
+#include "json_schema.hpp"
 #include "ttir_test_support.hpp"
 
 using namespace ttirtest;
@@ -38,6 +39,20 @@ const json *entry_with(const json &list, const std::string &key, const std::stri
   return nullptr;
 }
 
+/// Checks `doc` against the published perfbound.dsl_facts/1 schema.
+void check_schema(const json &doc) {
+  static perfbound::SchemaRegistry registry = [] {
+    perfbound::SchemaRegistry loaded;
+    std::vector<std::string> problems = loaded.load_dir(pbtest::source_dir() / "abi/schemas");
+    for (const std::string &problem : problems) MESSAGE("schema problem: " << problem);
+    return loaded;
+  }();
+  std::vector<std::string> problems = registry.validate("perfbound.dsl_facts/1", doc);
+  std::string text;
+  for (const std::string &problem : problems) text += problem + "\n";
+  CHECK_MESSAGE(problems.empty(), text);
+}
+
 /// The message of the InputError build_dsl_facts throws.
 std::string refusal(const json &launch) {
   try {
@@ -53,6 +68,7 @@ std::string refusal(const json &launch) {
 
 TEST_CASE("unregistered dialects: ttg.barrier and an unknown op extract, as not_counted entries") {
   json doc = facts(kForms, launch_for("barrier_add", {4}));
+  check_schema(doc);
   const int barrier = line_with(kForms, "ttg.barrier local");
   const int chunk = line_with(kForms, "acme.chunk_count");
   const json &nc = doc.at("not_counted");
@@ -82,6 +98,7 @@ TEST_CASE("a trips fact makes the unknown loop count, as a given figure beside t
   json launch = launch_for("barrier_add", {4});
   launch["trips"] = {{"ttir:" + std::to_string(loop), {{"min", 3}}}, {"1234", {{"min", 9}}}};  // HIVM key: ignored
   json doc = facts(kForms, launch);
+  check_schema(doc);
   const json &add = doc.at("flop").at("vector").at("f32").at("total");
   CHECK(add.at("value").is_null());  // the strict figure stays
   REQUIRE(add.contains("given"));
@@ -103,6 +120,7 @@ TEST_CASE("scf.while: i < n with i += c, a single-trip loop, and one left unknow
   json launch = launch_for("while_forms", {1});
   launch["args"] = {{"%arg1", 10}};
   json doc = facts(kForms, launch);
+  check_schema(doc);
   const json &loops = doc.at("loops");
   REQUIRE(loops.size() == 6);  // before + after region of each scf.while
   CHECK(loops[0].at("region") == "before");
@@ -161,6 +179,7 @@ TEST_CASE("a loop bounded by loaded values: unknown without facts, counted with 
   SUBCASE("data: the offsets of each segment, as an array") {
     launch["data"] = {{"%arg1", {0, 64, 128, 200}}};
     json doc = facts(kForms, launch);
+    check_schema(doc);
     const json &e = doc.at("accesses")[2].at("executions_per_program");
     CHECK(e.at("max").is_null());  // strict stays
     CHECK(e.at("given").at("min") == 64);
@@ -216,6 +235,7 @@ TEST_CASE("a loop bounded by loaded values: unknown without facts, counted with 
 
 TEST_CASE("locations: the TTIR line and the innermost Python location, labelled in unresolved") {
   json doc = facts(kForms, launch_for("located_loop", {1}));
+  check_schema(doc);
   const int load = line_with(kForms, "%0 = tt.load %arg1");
   const int loop = line_with(kForms, "scf.for %arg2 = %c0_i32 to %0");
   const json &count_load = doc.at("accesses")[0];
@@ -261,6 +281,7 @@ TEST_CASE("every TTIR file in ../shared/data/ttir extracts, and every unresolved
       CHECK_NOTHROW(doc = perfbound::ttir::build_dsl_facts(*module, k, launch, profile_910b3(), {}));
       if (doc.is_null()) continue;
       ++documents;
+      check_schema(doc);
       for (const json &u : doc.at("unresolved")) CHECK_MESSAGE(u.at("ttir_line").is_number_integer(), u.dump());
       for (const json &n : doc.at("not_counted")) CHECK_MESSAGE(n.at("ttir_line").is_number_integer(), n.dump());
     }
