@@ -17,7 +17,6 @@
 #include <array>
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -329,7 +328,7 @@ const KernelArg *arg_named(const KernelModel &k, const std::string &key) {
 /// Reads launch.trips (keys "ttir:N"; other keys are HIVM lines and are left
 /// to that extractor) and launch.data. A fact that names no loop or no
 /// pointer argument is refused with the file and line.
-GivenFacts read_facts(const KernelModel &k, const json &launch, const std::string &origin, const std::string &data_dir) {
+GivenFacts read_facts(const KernelModel &k, const json &launch, const std::string &origin) {
   GivenFacts facts;
   if (!launch.is_object()) return facts;
   if (auto it = launch.find("trips"); it != launch.end()) {
@@ -393,9 +392,8 @@ GivenFacts read_facts(const KernelModel &k, const json &launch, const std::strin
           values.push_back(value[idx].get<std::int64_t>());
         }
       } else if (value.is_object() && value.size() == 1 && value.contains("npy") && value["npy"].is_string()) {
-        std::filesystem::path file = value["npy"].get<std::string>();
-        if (file.is_relative() && !data_dir.empty()) file = std::filesystem::path(data_dir) / file;
-        values = read_npy(file.string(), where + ".npy");
+        // A relative path is read from the current directory (perfbound.launch/1).
+        values = read_npy(value["npy"].get<std::string>(), where + ".npy");
       } else {
         throw InputError(where + ": expected an array of integers or { npy = \"file.npy\" }, got " + value.dump());
       }
@@ -2021,7 +2019,7 @@ void attach_given(json &strict, const json &given, const json &facts) {
 
 json build_dsl_facts(const TtirModule &module, const KernelModel &k, const json &launch, const json &profile,
                      const FactsOptions &options) {
-  GivenFacts facts = read_facts(k, launch, module.origin, options.data_dir);
+  GivenFacts facts = read_facts(k, launch, module.origin);
   json doc = build_doc(module, k, launch, profile, options, nullptr, nullptr);
   if (facts.empty()) return doc;
   // The strict figures stay; what the facts change is added beside them.

@@ -33,9 +33,6 @@ struct FactsOptions {
   std::int64_t row_budget = 4'000'000;
   /// Programs enumerated when per-program work depends on the program id.
   std::int64_t program_budget = 1 << 20;
-  /// Directory that relative `launch.data.X = { npy = "file.npy" }` paths are
-  /// read from (empty: the working directory).
-  std::string data_dir;
 };
 
 /// Picks the kernel to report: launch["kernel"] ("name" or "name:LINE"), else

@@ -6,8 +6,6 @@
 // Markdown. MLIR is linked here only: the host loads this library lazily.
 //
 //===----------------------------------------------------------------------===//
-#include <filesystem>
-
 #include <perfbound/sdk/plugin.hpp>
 
 #include "dsl_facts.hpp"
@@ -42,13 +40,7 @@ class DslFacts : public pb::sdk::Node {
     const json &launch = ctx.json_input("launch");
     const json &profile = ctx.json_input("profile");
     const perfbound::ttir::KernelModel &kernel = perfbound::ttir::select_kernel(*module, launch);
-    // Relative .npy paths of launch.data are read beside the launch file
-    // when the launch came from one.
-    perfbound::ttir::FactsOptions options = options_;
-    std::error_code ec;
-    std::filesystem::path launch_origin = ctx.origin("launch");
-    if (std::filesystem::is_regular_file(launch_origin, ec)) options.data_dir = launch_origin.parent_path().string();
-    ctx.set_output("facts", perfbound::ttir::build_dsl_facts(*module, kernel, launch, profile, options));
+    ctx.set_output("facts", perfbound::ttir::build_dsl_facts(*module, kernel, launch, profile, options_));
   }
 
  private:
