@@ -766,14 +766,25 @@ json combine(CombineInputs in, const CombineOptions &options) {
 
   std::string coverage_warning, coverage_hint;
   report["coverage"] = coverage_json(in, chosen, coverage_warning, coverage_hint);
-  if (in.hivm != nullptr && in.hivm->has_given()) {
-    json facts = json::array();
+  json given_facts = json::array();
+  if (in.hivm != nullptr)
     for (const GivenFact &f : in.hivm->given_facts) {
       json fact = json::parse(f.fact, nullptr, false);
-      facts.push_back({{"key", f.key}, {"fact", fact.is_discarded() ? json(f.fact) : fact}, {"ops", f.ops}});
+      given_facts.push_back({{"key", f.key}, {"fact", fact.is_discarded() ? json(f.fact) : fact}, {"ops", f.ops}, {"tier", "hivm"}});
     }
-    report["given_facts"] = std::move(facts);
+  // The TTIR extractor's facts: every fact as given, with the ones it used.
+  if (in.dsl != nullptr && in.dsl->contains("given") && (*in.dsl)["given"].is_object()) {
+    const json &g = (*in.dsl)["given"];
+    const json &used = g.contains("used") ? g["used"] : json::array();
+    if (g.contains("facts") && g["facts"].is_array())
+      for (const json &f : g["facts"]) {
+        std::string key = f.value("fact", std::string("?"));
+        bool was_used = used.is_array() && std::find(used.begin(), used.end(), json(key)) != used.end();
+        given_facts.push_back({{"key", key}, {"fact", f.contains("value") ? f["value"] : json(nullptr)},
+                               {"used", was_used}, {"tier", "dsl"}});
+      }
   }
+  if (!given_facts.empty()) report["given_facts"] = std::move(given_facts);
 
   // Verdict, in msprof's vocabulary.
   json verdict;
