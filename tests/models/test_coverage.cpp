@@ -18,6 +18,8 @@
 //===----------------------------------------------------------------------===//
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "combine.hpp"
 #include "hivm_view.hpp"
 #include "models_test_util.hpp"
@@ -262,4 +264,30 @@ TEST_CASE("coverage: the issue rate is argued, the strict issue floor leaves it 
   bool diagnostic = false;
   for (const m::ComponentValue &cv : estimate.per_component) diagnostic = diagnostic || cv.assurance == m::Assurance::Diagnostic;
   CHECK(diagnostic);
+}
+
+TEST_CASE("coverage: a TTIR trips fact lifts the DSL tier at assurance given, the strict bound beside it") {
+  // tests/extract_ttir/kernels/coverage_forms.ttir, kernel barrier_add: a
+  // loop whose trip count comes from an op of an unregistered dialect adds
+  // 256 f32 per iteration. With trips."ttir:<line>" = { min = 30 }: 30 x 256
+  // = 7680 FLOP per program at 128 FLOP/cycle (vector fp32) = 60 cycles =
+  // 33.333 ns (4 programs, one wave). Strict: only the 256 f32 loaded per
+  // program, 1024 B at 128 B/cycle = 8 cycles = 4.444 ns.
+  std::string file = (pbtest::test_source_dir() / "extract_ttir" / "kernels" / "coverage_forms.ttir").string();
+  std::string text = pbtest::read_file(file);
+  size_t at = text.find("scf.for %arg3 = %c0_i32 to %8");
+  REQUIRE(at != std::string::npos);
+  int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+  modelstest::RunOut run = modelstest::run_pipeline(
+      modelstest::pipeline("bound_dsl.toml"),
+      {"--set", "ttir=" + file, "--set",
+       "launch={grid=[4],kernel=\"barrier_add\",args={\"2\"=7},trips={\"ttir:" + std::to_string(line) + "\"={min=30}}}"});
+  const json &bound = run.report["bound"];
+  CHECK(modelstest::seconds(bound) == doctest::Approx(60 / 1.8e9));
+  CHECK(bound["assurance"] == "given");
+  CHECK(bound["binding_component"] == "vector");
+  CHECK(modelstest::seconds(bound["strict"]) == doctest::Approx(8 / 1.8e9));
+  REQUIRE(run.report.contains("given_facts"));
+  CHECK(run.report["given_facts"][0]["key"] == "trips.\"ttir:" + std::to_string(line) + "\"");
+  CHECK(run.report["given_facts"][0]["tier"] == "dsl");
 }
