@@ -18,6 +18,8 @@
 //===----------------------------------------------------------------------===//
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "combine.hpp"
 #include "hivm_view.hpp"
 #include "models_test_util.hpp"
@@ -127,16 +129,32 @@ TEST_CASE("coverage: a loop bounded by loaded data is listed with its line and t
   CHECK(view.coverage.at("aiv.scalar").ops_counted == 1);
 
   // The report says so: coverage rows, the op, and the verdict's sentence
-  // when the binding-relevant share is below 90 %: the vector unit binds
-  // (all of its ops counted) but only 2 of the kernel's 3 ops are counted.
-  std::vector<m::Term> terms{m::component_floor_hivm(view, rates(), m::TermOptions{}),
-                             m::issue_floor_hivm(view, rates(), m::TermOptions{})};
-  m::CombineInputs in;
-  for (const m::Term &t : terms) in.term_documents.push_back(t.to_json());
-  in.terms = terms;
-  in.hivm = &view;
-  in.rates = &rates();
-  json report = m::combine(std::move(in), m::CombineOptions{});
+  // when the binding-relevant share is below 90 %. With the vector unit
+  // binding (every vector op counted) and 2 of the kernel's 3 ops counted,
+  // nothing is said; make the scalar loads 10,000 per block and the issue
+  // floor binds (2 waves x 10,002 instructions), where only 2 of the 3
+  // instruction-issuing ops on aiv are counted.
+  auto report_of = [&](const m::HivmView &v) {
+    std::vector<m::Term> terms{m::component_floor_hivm(v, rates(), m::TermOptions{}),
+                               m::issue_floor_hivm(v, rates(), m::TermOptions{})};
+    m::CombineInputs in;
+    for (const m::Term &t : terms) in.term_documents.push_back(t.to_json());
+    in.terms = terms;
+    in.hivm = &v;
+    in.rates = &rates();
+    return m::combine(std::move(in), m::CombineOptions{});
+  };
+  json quiet = report_of(view);
+  CHECK(quiet["bound"]["binding_component"] == "vector");
+  CHECK(quiet["coverage"]["warning"].is_null());
+
+  json doc = program(false);
+  doc["ops"][2]["count"] = json::parse(R"({ "value": 10000, "min": 10000, "max": 10000, "exact": true })");
+  doc["ops"][2]["block_min"] = json::parse(R"({ "count": 10000, "scalar_instructions": 10000, "issued_instructions": 10000 })");
+  doc["ops"][2]["block"] = doc["ops"][2]["block_min"];
+  m::HivmView scalar_view = m::HivmView::from_json(doc, "loads.json");
+  json report = report_of(scalar_view);
+  CHECK(report["bound"]["binding_term"] == "issue_floor");
   REQUIRE(report.contains("coverage"));
   const json &cov = report["coverage"]["hivm"];
   CHECK(cov["ops_present"] == 3);
@@ -146,7 +164,7 @@ TEST_CASE("coverage: a loop bounded by loaded data is listed with its line and t
   CHECK(cov["not_counted"][0]["hint"] == "give trips.\"40\"");
   REQUIRE(report["coverage"]["warning"].is_string());
   std::string warning = report["coverage"]["warning"].get<std::string>();
-  CHECK(warning.find("counts 2 of 3") != std::string::npos);
+  CHECK(warning.find("counts 2 of 3 ops on aiv") != std::string::npos);
   CHECK(warning.find("loop at line 40") != std::string::npos);
   CHECK(report["verdict"]["why"].get<std::string>().find(warning) != std::string::npos);
   REQUIRE(report["findings"].is_array());
@@ -165,7 +183,11 @@ TEST_CASE("coverage: a given trip fact counts the loop at assurance given, the s
   const m::Amount &bytes = mte2->by_class.at("gm_to_ub");
   CHECK(bytes.uniform == 0);
   CHECK(bytes.given_uniform == doctest::Approx(16384));
+  // Counted in the given bound, so not among the uncounted; the row says
+  // it is counted only under the fact.
   CHECK(view.coverage.at("aiv.mte2").ops_given == 1);
+  CHECK(view.coverage.at("aiv.mte2").ops_counted == 1);
+  CHECK(view.uncounted.empty());
 
   // The aggregated document carries the given parts and reads back the same.
   json work = view.to_work();
@@ -242,4 +264,30 @@ TEST_CASE("coverage: the issue rate is argued, the strict issue floor leaves it 
   bool diagnostic = false;
   for (const m::ComponentValue &cv : estimate.per_component) diagnostic = diagnostic || cv.assurance == m::Assurance::Diagnostic;
   CHECK(diagnostic);
+}
+
+TEST_CASE("coverage: a TTIR trips fact lifts the DSL tier at assurance given, the strict bound beside it") {
+  // tests/extract_ttir/kernels/coverage_forms.ttir, kernel barrier_add: a
+  // loop whose trip count comes from an op of an unregistered dialect adds
+  // 256 f32 per iteration. With trips."ttir:<line>" = { min = 30 }: 30 x 256
+  // = 7680 FLOP per program at 128 FLOP/cycle (vector fp32) = 60 cycles =
+  // 33.333 ns (4 programs, one wave). Strict: only the 256 f32 loaded per
+  // program, 1024 B at 128 B/cycle = 8 cycles = 4.444 ns.
+  std::string file = (pbtest::test_source_dir() / "extract_ttir" / "kernels" / "coverage_forms.ttir").string();
+  std::string text = pbtest::read_file(file);
+  size_t at = text.find("scf.for %arg3 = %c0_i32 to %8");
+  REQUIRE(at != std::string::npos);
+  int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+  modelstest::RunOut run = modelstest::run_pipeline(
+      modelstest::pipeline("bound_dsl.toml"),
+      {"--set", "ttir=" + file, "--set",
+       "launch={grid=[4],kernel=\"barrier_add\",args={\"2\"=7},trips={\"ttir:" + std::to_string(line) + "\"={min=30}}}"});
+  const json &bound = run.report["bound"];
+  CHECK(modelstest::seconds(bound) == doctest::Approx(60 / 1.8e9));
+  CHECK(bound["assurance"] == "given");
+  CHECK(bound["binding_component"] == "vector");
+  CHECK(modelstest::seconds(bound["strict"]) == doctest::Approx(8 / 1.8e9));
+  REQUIRE(run.report.contains("given_facts"));
+  CHECK(run.report["given_facts"][0]["key"] == "trips.\"ttir:" + std::to_string(line) + "\"");
+  CHECK(run.report["given_facts"][0]["tier"] == "dsl");
 }

@@ -533,16 +533,21 @@ std::string verdict_unit_for_memory(const std::vector<Term> &terms, const std::s
 /// Below this share of the binding-relevant ops counted, the verdict says
 /// in words what the bound left out.
 constexpr double kCoverageWarning = 0.9;
+/// Below this share of all the kernel's ops counted, it says so whatever
+/// binds: gains computed from such a bound leave out most of the kernel.
+constexpr double kMostOfTheKernel = 0.5;
 
 /// The coverage rows that matter to a binding (core, component): the
-/// component itself; every component of the core for the scalar unit
-/// (issue counts every instruction); the GM movers for HBM.
+/// component itself; the core's instruction issue for the scalar unit
+/// (issue counts every instruction); the GM movers for HBM; every
+/// component for the kernel as a whole (component "").
 std::vector<const CoverageRow *> relevant_rows(const HivmView &view, const std::string &core, const std::string &component) {
   std::vector<const CoverageRow *> out;
   for (const auto &[key, row] : view.coverage) {
     bool core_ok = core.empty() || row.core == core;
-    bool match = component == "scalar" ? core_ok
+    bool match = component == "scalar" ? core_ok && row.component == "issue"
                  : component == "hbm"  ? row.component == "mte2" || row.component == "mte3"
+                 : component.empty()   ? row.component != "issue"
                                        : core_ok && row.component == component;
     if (match) out.push_back(&row);
   }
@@ -589,7 +594,7 @@ std::string coverage_sentence(const CoverageSummary &sum, const HivmView &view,
   std::map<std::string, Cause> by_cause;
   for (const Uncounted &u : view.uncounted) {
     bool relevant = std::any_of(rows.begin(), rows.end(), [&](const CoverageRow *r) {
-      return r->core == u.core && r->component == u.component;
+      return r->core == u.core && (r->component == "issue" ? !u.issue_counted : r->component == u.component);
     });
     if (!relevant) continue;
     std::string cause = u.loop_line > 0 ? "in the loop at line " + std::to_string(u.loop_line) + " whose trip count is unknown"
@@ -637,7 +642,7 @@ json coverage_json(const CombineInputs &in, const Limit *chosen, std::string &wa
     for (const Uncounted &u : view.uncounted)
       uncounted.push_back({{"line", u.line}, {"op", u.op}, {"core", u.core}, {"component", u.component},
                            {"reason", u.reason}, {"hint", u.hint.empty() ? json(nullptr) : json(u.hint)}});
-    CoverageSummary all = summarise(relevant_rows(view, "", "scalar"), "ops");
+    CoverageSummary all = summarise(relevant_rows(view, "", ""), "ops");
     json hivm = json::object();
     hivm["by_component"] = std::move(rows);
     hivm["not_counted"] = std::move(uncounted);
@@ -652,15 +657,15 @@ json coverage_json(const CombineInputs &in, const Limit *chosen, std::string &wa
                           : component == "hbm"  ? "GM transfer ops"
                                                 : upper(component) + " ops";
       CoverageSummary binding = summarise(relevant, label);
-      // The sentence speaks of whichever leaves out more: the binding
-      // unit's ops, or the kernel's ops as a whole.
-      const bool use_binding = binding.share() <= all.share();
+      // The sentence speaks of the binding unit's ops, or of the kernel's
+      // ops as a whole when the bound leaves out most of the kernel.
+      const bool use_binding = binding.share() < kCoverageWarning || all.share() >= kMostOfTheKernel;
       std::string sentence = coverage_sentence(use_binding ? binding : all, view,
-                                               use_binding ? relevant : relevant_rows(view, "", "scalar"), hint);
+                                               use_binding ? relevant : relevant_rows(view, "", ""), hint);
       hivm["binding"] = {{"core", core.empty() ? json(nullptr) : json(core)}, {"component", component},
                          {"ops_present", binding.present}, {"ops_counted", binding.counted}, {"share", binding.share()},
                          {"sentence", sentence}};
-      if (std::min(binding.share(), all.share()) < kCoverageWarning) warning = sentence;
+      if (binding.share() < kCoverageWarning || all.share() < kMostOfTheKernel) warning = sentence;
     }
     out["hivm"] = std::move(hivm);
   }
@@ -761,14 +766,25 @@ json combine(CombineInputs in, const CombineOptions &options) {
 
   std::string coverage_warning, coverage_hint;
   report["coverage"] = coverage_json(in, chosen, coverage_warning, coverage_hint);
-  if (in.hivm != nullptr && in.hivm->has_given()) {
-    json facts = json::array();
+  json given_facts = json::array();
+  if (in.hivm != nullptr)
     for (const GivenFact &f : in.hivm->given_facts) {
       json fact = json::parse(f.fact, nullptr, false);
-      facts.push_back({{"key", f.key}, {"fact", fact.is_discarded() ? json(f.fact) : fact}, {"ops", f.ops}});
+      given_facts.push_back({{"key", f.key}, {"fact", fact.is_discarded() ? json(f.fact) : fact}, {"ops", f.ops}, {"tier", "hivm"}});
     }
-    report["given_facts"] = std::move(facts);
+  // The TTIR extractor's facts: every fact as given, with the ones it used.
+  if (in.dsl != nullptr && in.dsl->contains("given") && (*in.dsl)["given"].is_object()) {
+    const json &g = (*in.dsl)["given"];
+    const json &used = g.contains("used") ? g["used"] : json::array();
+    if (g.contains("facts") && g["facts"].is_array())
+      for (const json &f : g["facts"]) {
+        std::string key = f.value("fact", std::string("?"));
+        bool was_used = used.is_array() && std::find(used.begin(), used.end(), json(key)) != used.end();
+        given_facts.push_back({{"key", key}, {"fact", f.contains("value") ? f["value"] : json(nullptr)},
+                               {"used", was_used}, {"tier", "dsl"}});
+      }
   }
+  if (!given_facts.empty()) report["given_facts"] = std::move(given_facts);
 
   // Verdict, in msprof's vocabulary.
   json verdict;

@@ -295,8 +295,12 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
       remember(cw.top, {id, line, name, loc, a.uniform + (view.blocks ? a.dependent / *view.blocks : 0)});
     };
     // Coverage of the op's main quantity on `component`.
+    // `component` "issue" is the core's instruction issue (every op that
+    // issues instructions): it lists nothing itself, it marks whether the
+    // op's instructions are counted for the ops listed by their component.
+    bool issue_counted = false;
     auto cover = [&](const std::string &component, const char *block_key, std::optional<double> per_exec,
-                     const Amount &a, const char *unit, bool excluded = false) {
+                     const Amount &a, const char *unit, bool excluded = false, bool list = true) {
       if (strict.count.known_zero()) return;  // never executes in this launch
       CoverageRow &row = view.coverage[core + "." + component];
       row.core = core;
@@ -318,10 +322,21 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
       if (a.uniform > 0 || a.dependent > 0) {
         ++row.ops_counted;
         row.counted += a.uniform + (grid_blocks > 0 ? a.dependent / grid_blocks : 0.0);
+        if (!list) issue_counted = true;
         return;
       }
-      if (a.with_given().uniform > 0 || a.with_given().dependent > 0) ++row.ops_given;
+      if (a.with_given().uniform > 0 || a.with_given().dependent > 0) {
+        // Counted in the bound the report gives (assurance given), not in
+        // the strict one.
+        ++row.ops_counted;
+        ++row.ops_given;
+        row.counted += a.with_given().uniform + (grid_blocks > 0 ? a.with_given().dependent / grid_blocks : 0.0);
+        if (!list) issue_counted = true;
+        return;
+      }
+      if (!list) return;
       Uncounted u;
+      u.issue_counted = issue_counted;
       u.line = line;
       u.op = name;
       u.core = core;
@@ -352,19 +367,18 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
     view.scalar_as_written[core].add(scalar);
     bool is_scalar_op = scalar_exec > 0 || (!scalar_kind.empty() && issued_exec == 0);
     if (!is_scalar_op) {
-      if (cls == "cube" && issued_exec > 1) {
-        // One instruction per cube op is all that must exist; the
-        // extractor's as-written count (load, mmad, bookkeeping) has no
-        // public source for a fixed number.
-        view.issued_guaranteed[core].add(amount("count", 1.0, false, "cube instructions"));
-      } else {
-        view.issued_guaranteed[core].add(issued);  // vector, DMA, sync: real instructions
-      }
+      // One instruction per cube op is all that must exist; the extractor's
+      // as-written count (load, mmad, bookkeeping) has no public source for
+      // a fixed number. Vector, DMA, sync: their instructions as counted.
+      Amount must = cls == "cube" && issued_exec > 1 ? amount("count", 1.0, false, "cube instructions") : issued;
+      view.issued_guaranteed[core].add(must);
+      if (issued_exec > 0) cover("issue", "issued_instructions", issued_exec, must, "instruction", false, false);
     } else if (guaranteed_scalar_op(scalar_kind, name)) {
       // One machine instruction per execution, whatever the op's IR count.
       Amount one = amount("count", 1.0, false, "scalar instructions");
       view.issued_guaranteed[core].add(one);
       add_work("scalar", scalar_kind, one);
+      cover("issue", "count", 1.0, one, "instruction", false, false);
       cover("scalar", "count", 1.0, one, "instruction");
       remember(view.issue_top[core], {id, line, name, loc, one.uniform + (view.blocks ? one.dependent / *view.blocks : 0)});
     } else {
@@ -693,7 +707,7 @@ json HivmView::to_work() const {
   doc["coverage"] = std::move(rows);
   rows = json::array();
   for (const Uncounted &u : uncounted)
-    rows.push_back(json::array({u.line, u.op, u.core, u.component, u.reason, u.hint, u.loop_line, u.issued_estimate}));
+    rows.push_back(json::array({u.line, u.op, u.core, u.component, u.reason, u.hint, u.loop_line, u.issued_estimate, u.issue_counted}));
   doc["uncounted"] = std::move(rows);
   doc["uncounted_total"] = uncounted_total;
   rows = json::array();
@@ -816,11 +830,11 @@ HivmView HivmView::from_work(const json &work, const std::string &origin) {
   }
   const json &uncounted = optional_rows("uncounted");
   for (size_t idx = 0; idx < uncounted.size(); ++idx) {
-    const json &r = in.row(uncounted, "uncounted", idx, 8);
+    const json &r = in.row(uncounted, "uncounted", idx, 9);
     view.uncounted.push_back({static_cast<int>(in.number(r[0], "uncounted")), in.text(r[1], "uncounted"),
                               in.text(r[2], "uncounted"), in.text(r[3], "uncounted"), in.text(r[4], "uncounted"),
                               in.text(r[5], "uncounted"), static_cast<int>(in.number(r[6], "uncounted")),
-                              in.number(r[7], "uncounted")});
+                              in.number(r[7], "uncounted"), in.flag(r[8], "uncounted")});
   }
   view.uncounted_total = work.contains("uncounted_total") ? static_cast<int>(in.number(work["uncounted_total"], "uncounted_total"))
                                                           : static_cast<int>(view.uncounted.size());

@@ -134,11 +134,13 @@ struct FallbackOp {
 
 /// Coverage of one (core type, component): what the IR holds against what
 /// the terms count (per block, strict; `given` under the user's facts).
+/// Component "issue" is the core's instruction issue: every op that issues
+/// instructions, counted when its instructions enter the issue floor.
 struct CoverageRow {
   std::string core, component;
   int ops_present = 0;   // op records with work on this component that execute (or may) in this launch
-  int ops_counted = 0;   // of those, ops whose work entered the amounts (strict)
-  int ops_given = 0;     // ops counted only under the user's facts
+  int ops_counted = 0;   // of those, ops whose work entered the amounts (strict or under the user's facts)
+  int ops_given = 0;     // of the counted, those counted only under the user's facts
   int ops_excluded = 0;  // ops left out by rule (scalar instructions the backend may fold)
   double present = 0;    // best-estimate work per block (block 0), in `unit`
   double counted = 0;    // counted work per block (strict): the minimum plus the grid excess spread over the blocks
@@ -153,6 +155,7 @@ struct Uncounted {
   std::string op, core, component, reason, hint;
   int loop_line = 0;  // the loop with the unknown trip count, when that is the cause
   double issued_estimate = 0;  // best-estimate instructions per block (block 0; 0 when unknown): what it would weigh
+  bool issue_counted = false;  // its instructions are counted by the issue floor although its work is not
 };
 
 /// A user-given fact, echoed from the extractor.

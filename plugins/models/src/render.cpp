@@ -97,7 +97,7 @@ void coverage_text(std::ostringstream &os, const json &doc, bool md) {
   if (cov.contains("warning") && cov["warning"].is_string())
     os << (md ? "**Warning:** " : "  WARNING: ") << cov["warning"].get<std::string>() << "\n" << (md ? "\n" : "");
   if (hivm.is_object() && hivm.contains("by_component")) {
-    if (md) os << "| core | component | ops counted / present | only with given facts | left out by rule | work counted / present per block |\n|---|---|---|---|---|---|\n";
+    if (md) os << "| core | component | ops counted / present | of those, only with given facts | left out by rule | work counted / present per block |\n|---|---|---|---|---|---|\n";
     for (const json &r : hivm["by_component"]) {
       std::string work = r["work_present_per_block"].is_number()
                              ? u::format_number(r.value("work_counted_per_block", 0.0)) + " / " +
@@ -110,7 +110,7 @@ void coverage_text(std::ostringstream &os, const json &doc, bool md) {
       else
         os << "  " << str(r, "core") << " " << str(r, "component") << std::string(std::max<size_t>(1, 9 - str(r, "component").size()), ' ')
            << "ops " << ops << " (" << percent(r.value("share", 1.0)) << ")"
-           << (r.value("ops_given_only", 0) > 0 ? ", " + std::to_string(r.value("ops_given_only", 0)) + " only with given facts" : "")
+           << (r.value("ops_given_only", 0) > 0 ? ", " + std::to_string(r.value("ops_given_only", 0)) + " of them only with given facts" : "")
            << (r.value("ops_left_out_by_rule", 0) > 0 ? ", " + std::to_string(r.value("ops_left_out_by_rule", 0)) + " left out by rule" : "")
            << "; work per block " << work << "\n";
     }

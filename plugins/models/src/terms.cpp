@@ -221,6 +221,16 @@ std::optional<double> lower_min(const json &dist) {
   return v->get<double>();
 }
 
+/// A dsl_facts quantity under the launch's given facts (its `given`
+/// member, extract_ttir §3a), or the quantity itself when no fact changed it.
+const json &given_of(const json &q) {
+  if (q.is_object()) {
+    auto g = q.find("given");
+    if (g != q.end() && g->is_object()) return *g;
+  }
+  return q;
+}
+
 std::string why_not(const json &q) {
   if (!q.is_object()) return "missing";
   if (q.contains("bound") && q["bound"] == "upper") return "an upper estimate (" + q.value("reason", std::string()) + ")";
@@ -264,20 +274,25 @@ void dsl_flop_resources(const json &dsl, const Rates &rates, const Schedule &s, 
   auto add_group = [&](const json &group, bool cube, const std::string &label) {
     if (!group.is_object()) return;
     for (const auto &[key, entry] : group.items()) {
-      std::optional<double> total = lower_value(json_at(entry, {"total"}));
-      std::optional<double> per_program = lower_min(json_at(entry, {"per_program"}));
-      if (!total || !per_program) {
-        missing.push_back({label + " " + key, "not a sound figure: " + why_not(json_at(entry, {"total"}))});
+      const json &total_q = json_at(entry, {"total"}), &per_program_q = json_at(entry, {"per_program"});
+      std::optional<double> total = lower_value(total_q);
+      std::optional<double> per_program = lower_min(per_program_q);
+      std::optional<double> given_total = lower_value(given_of(total_q));
+      std::optional<double> given_per_program = lower_min(given_of(per_program_q));
+      if (!given_total || !given_per_program) {
+        missing.push_back({label + " " + key, "not a sound figure: " + why_not(total_q)});
         continue;
       }
+      // Sound only under the user's facts: strict 0, counted as given.
+      if (!total || !per_program) total = per_program = 0.0;
       DslResource r;
       r.core = cube ? "aic" : "aiv";
       r.component = cube ? "cube" : "vector";
       r.cls = label == "vector" ? key : label + ":" + key;
       r.per_program_min = *per_program;
       r.total = *total;
-      r.given_per_program_min = *per_program;
-      r.given_total = *total;
+      r.given_per_program_min = *given_per_program;
+      r.given_total = *given_total;
       r.rate = flop_rate(cube ? rates.cube(key) : rates.vector_flop(key));
       r.per_block_parallel = cube ? 1.0 : s.aiv_instances;
       out.push_back(std::move(r));
@@ -326,19 +341,25 @@ void dsl_byte_resources(const json &dsl, const Rates &rates, const Schedule &s, 
                         std::vector<NotCounted> &missing) {
   for (const char *direction : {"read", "written"}) {
     const json &dir = json_at(dsl, {"bytes", direction});
-    std::optional<double> total = lower_value(json_at(dir, {"unique_per_program_sum"}));
-    double per_program = 0;
-    bool ok = total.has_value();
+    const json &sum_q = json_at(dir, {"unique_per_program_sum"});
+    std::optional<double> total = lower_value(sum_q);
+    std::optional<double> given_total = lower_value(given_of(sum_q));
+    double per_program = 0, given_per_program = 0;
     if (dir.contains("by_arg") && dir["by_arg"].is_array())
       for (const json &arg : dir["by_arg"]) {
-        std::optional<double> m = lower_min(json_at(arg, {"unique_per_program"}));
-        if (m) per_program += *m;
+        const json &q = json_at(arg, {"unique_per_program"});
+        if (std::optional<double> m = lower_min(q)) per_program += *m;
+        if (std::optional<double> m = lower_min(given_of(q))) given_per_program += *m;
       }
-    if (!ok) {
-      missing.push_back({std::string("bytes ") + direction, "not a sound figure: " + why_not(json_at(dir, {"unique_per_program_sum"}))});
+    if (!given_total) {
+      missing.push_back({std::string("bytes ") + direction, "not a sound figure: " + why_not(sum_q)});
       continue;
     }
-    if (*total <= 0) continue;
+    if (!total) {
+      total = 0.0;  // sound only under the user's facts
+      per_program = 0;
+    }
+    if (*given_total <= 0) continue;
     bool read = std::string(direction) == "read";
     DslResource r;
     r.core = s.mix ? "" : "aiv";
@@ -346,8 +367,8 @@ void dsl_byte_resources(const json &dsl, const Rates &rates, const Schedule &s, 
     r.cls = read ? "gm_read" : "gm_write";
     r.per_program_min = per_program;
     r.total = *total;
-    r.given_per_program_min = per_program;
-    r.given_total = *total;
+    r.given_per_program_min = std::max(per_program, given_per_program);
+    r.given_total = std::max(*total, *given_total);
     r.rate = read ? read_rate(rates, s) : write_rate(rates, s);
     out.push_back(std::move(r));
   }
@@ -533,19 +554,22 @@ Term component_floor_dsl(const json &dsl, const Rates &rates, const TermOptions 
   // One entry per (core, component), classes summed at their own rates
   // (the weighted harmonic mean of the per-class rates).
   std::map<std::string, ComponentValue> entries;
-  std::map<std::string, std::pair<double, double>> forms;
+  std::map<std::string, std::pair<double, double>> forms, strict_forms;
   for (const DslResource &r : resources) {
     if (!r.rate.time) {
       t.not_counted.push_back({r.cls, "no rate: " + r.rate.record.reason});
       continue;
     }
-    auto [waves_form, mean_form] = dsl_forms(r, s);
+    auto [waves_form, mean_form] = dsl_forms(r, s, true);
+    auto [strict_waves, strict_mean] = dsl_forms(r, s, false);
     std::string key = r.core + "." + r.component;
     ComponentValue &cv = entries[key];
     cv.core = r.core;
     cv.component = r.component;
     forms[key].first += waves_form;
     forms[key].second += mean_form;
+    strict_forms[key].first += strict_waves;
+    strict_forms[key].second += strict_mean;
     cv.work[r.cls] = {{"per_block_min", r.per_program_min}, {"grid_total", r.total}, {"unit", r.rate.unit},
                       {"cores_sharing_a_block", r.per_block_parallel}};
     if (cv.rate.is_null()) cv.rate = json::array();
@@ -554,8 +578,10 @@ Term component_floor_dsl(const json &dsl, const Rates &rates, const TermOptions 
   }
   for (auto &[key, cv] : entries) {
     double seconds = std::max(forms[key].first, forms[key].second);
+    double strict_seconds = std::max(strict_forms[key].first, strict_forms[key].second);
     cv.value = Time::known(seconds);
-    cv.strict_value = cv.value;
+    cv.strict_value = Time::known(strict_seconds);
+    if (seconds > strict_seconds) cv.assurance = Assurance::Given;
     cv.work["waves_form_s"] = forms[key].first;
     cv.work["mean_form_s"] = forms[key].second;
     t.per_component.push_back(cv);
@@ -699,7 +725,8 @@ Term memory_dsl(const json &dsl, const Rates &rates, const TermOptions &options,
   DslShape shape = dsl_shape(dsl, rates, origin);
   const Schedule &s = shape.schedule;
   const json &unique = json_at(dsl, {"bytes", "unique_total"});
-  std::optional<double> bytes = lower_value(unique);
+  std::optional<double> bytes = lower_value(given_of(unique));
+  const double strict_bytes = lower_value(unique).value_or(0);
   t.schedule = s.to_json();
   t.formula = "T_mem = max(unique GM bytes / (active blocks x per-block path ceilings), bytes beyond the L2 / HBM "
               "peak) (strict, any cache state); cold L2: unique GM bytes / min(active blocks x per-block paths, HBM "
@@ -721,7 +748,7 @@ Term memory_dsl(const json &dsl, const Rates &rates, const TermOptions &options,
                           : *m.chip;
   double read_unique = lower_value(json_at(dsl, {"bytes", "read", "unique_total"})).value_or(0);
   double write_unique = lower_value(json_at(dsl, {"bytes", "written", "unique_total"})).value_or(0);
-  MemoryFloors floors = memory_floors(*bytes, forced_hbm_bytes(read_unique, write_unique, rates), m);
+  MemoryFloors floors = memory_floors(strict_bytes, forced_hbm_bytes(read_unique, write_unique, rates), m);
   ComponentValue cv;
   cv.component = "hbm";
   cv.work = {{"bytes", *bytes},
@@ -732,7 +759,7 @@ Term memory_dsl(const json &dsl, const Rates &rates, const TermOptions &options,
              {"bandwidth", bw},
              {"packet_efficiency", "not applied on the DSL tier: transfer sizes are the compiler's choice"}};
   apply_cache_condition(t, cv, options, memory_time(u::Bytes{*bytes}, u::BytesPerSecond{bw}).value(), floors,
-                        Assurance::Strict, m.chip_record);
+                        *bytes > strict_bytes ? Assurance::Given : Assurance::Strict, m.chip_record);
   t.add_rate(m.chip_record);
   if (m.per_block) t.add_rate(m.block_record);
   if (rates.l2().known()) t.add_rate(rates.l2().record);
