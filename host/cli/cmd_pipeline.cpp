@@ -89,7 +89,7 @@ void register_pipeline_commands(CLI::App &root, CommandContext &ctx) {
             return kExitFailure;
           }
           for (const auto &[name, doc] : result.outputs) write_file(fs::path(*out_dir) / (name + ".json"), doc->data() + "\n");
-          write_file(fs::path(*out_dir) / "run.json", result.to_json().dump(2) + "\n");
+          write_file(fs::path(*out_dir) / "run.json", result.to_json().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
           for (const std::string &f : fmts)
             write_file(fs::path(*out_dir) / ("report." + extension_for(f)), render_report(result, f, *app.plugins));
           std::cerr << "perfbound: wrote " << result.outputs.size() << " output document(s) and reports to " << *out_dir << "\n";
@@ -126,7 +126,7 @@ void register_pipeline_commands(CLI::App &root, CommandContext &ctx) {
                  {"file", args->pipeline},
                  {"ok", !loaded.diagnostics.has_errors()},
                  {"diagnostics", loaded.diagnostics.to_json()}};
-          std::cout << j.dump(2) << "\n";
+          std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         } else {
           std::cout << loaded.diagnostics.format();
           if (!loaded.diagnostics.has_errors() && loaded.resolved) {
@@ -159,7 +159,7 @@ void register_pipeline_commands(CLI::App &root, CommandContext &ctx) {
         }
         std::cerr << loaded.diagnostics.format();
         if (*json_out)
-          std::cout << loaded.resolved->to_json().dump(2) << "\n";
+          std::cout << loaded.resolved->to_json().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         else
           std::cout << loaded.resolved->to_text();
         return kExitOk;

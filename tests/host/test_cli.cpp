@@ -40,7 +40,11 @@ TEST_CASE("golden lint messages: cycle, unknown key, type mismatch, missing inpu
     INFO("pipeline " << name);
     auto r = run_cli(concat(plugin_args({"good", "throwing"}), {"lint", std::string(name) + ".toml"}), pipelines());
     CHECK(r.code == 3);
-    CHECK(r.out == pbtest::read_file(pipelines() / (std::string(name) + ".expected")));
+    // The search path differs per build tree; the golden file says <plugins>.
+    std::string out = r.out;
+    const std::string root = pbtest::plugin_dir("").string();
+    for (size_t at = out.find(root); at != std::string::npos; at = out.find(root, at)) out.replace(at, root.size(), "<plugins>/");
+    CHECK(out == pbtest::read_file(pipelines() / (std::string(name) + ".expected")));
   }
 }
 
@@ -181,7 +185,7 @@ TEST_CASE("plugin check passes a good plugin and reports every violation of bad 
 
   auto crashing = run_cli({"--no-builtin-plugins", "plugin", "check", (pbtest::plugin_dir("misbehaving") / "libpbtest_misbehaving.so").string()});
   CHECK(crashing.code == 1);
-  CHECK(crashing.out.find("[fail] kind 'crash': the plugin crashed with signal 11") != std::string::npos);
+  CHECK(crashing.out.find("[fail] kind 'crash': plugin crashed with SIGSEGV during kind 'crash' without inputs run") != std::string::npos);
   CHECK(crashing.out.find("[fail] kind 'malformed' without inputs output 'out': is not valid JSON") != std::string::npos);
   CHECK(crashing.out.find("set_output called twice for port 'out'") != std::string::npos);
 
@@ -211,12 +215,69 @@ TEST_CASE("PERFBOUND_PLUGIN_PATH is searched; the current directory is not") {
   CHECK(cwd_only.out.find("unknown plugin 'perfbound_test.good'") != std::string::npos);
 }
 
-TEST_CASE("plugins next to the pipeline file are found") {
+TEST_CASE("a library beside a pipeline file is never loaded; the message lists the search path") {
   pbtest::TempDir dir;
+  // The good plugin's library (and its manifest) beside the pipeline: not found.
   for (const auto &entry : fs::directory_iterator(pbtest::plugin_dir("good"))) fs::copy_file(entry.path(), dir / entry.path().filename().string());
+  // A library that would end the process with exit(0) if anything ran it.
+  fs::copy_file(pbtest::plugin_dir("hostile_exit") / "libpbtest_hostile_exit.so", dir / "libpbtest_hostile_exit.so");
   fs::copy_file(pipelines() / "sum.toml", dir / "sum.toml");
-  auto r = run_cli({"--no-builtin-plugins", "run", (dir / "sum.toml").string(), "--format", "json"});
-  CHECK(r.code == 0);
+  auto r = run_cli({"--no-builtin-plugins", "--plugin-path", pbtest::plugin_dir("throwing").string(), "run", (dir / "sum.toml").string(),
+                    "--format", "json"});
+  INFO(r.out << r.err);
+  CHECK(r.code == 3);
+  CHECK(r.out.find("unknown plugin 'perfbound_test.good'") != std::string::npos);
+  CHECK(r.out.find("searched " + pbtest::plugin_dir("throwing").string() + " (--plugin-path)") != std::string::npos);
+  CHECK(r.out.find("add a directory with --plugin-path DIR or PERFBOUND_PLUGIN_PATH") != std::string::npos);
+  CHECK(r.out.find(dir.path().string() + " (") == std::string::npos);
+  // Named explicitly, the same folder works.
+  fs::remove(dir / "libpbtest_hostile_exit.so");
+  auto explicit_path = run_cli({"--no-builtin-plugins", "--plugin-path", dir.path().string(), "run", (dir / "sum.toml").string()});
+  CHECK(explicit_path.code == 0);
+}
+
+TEST_CASE("hostile libraries on the search path: plugins, plugin check, plugin manifest and run report them and go on") {
+  const std::map<std::string, std::string> fast = {{"PERFBOUND_PLUGIN_TIMEOUT", "1"}};
+  struct Case {
+    const char *dir;
+    const char *message;
+  };
+  const Case cases[] = {
+      {"hostile_segv", "plugin crashed with SIGSEGV during load"},
+      {"hostile_abort", "plugin crashed with SIGABRT during load"},
+      {"hostile_spin", "plugin timed out after 1 s during load and was killed"},
+      {"hostile_exit", "plugin called exit(0) during load"},
+      {"hostile_negotiate_segv", "plugin crashed with SIGSEGV during negotiate"},
+      {"hostile_wild", "plugin crashed with SIGSEGV during describe"},
+  };
+  std::vector<std::string> all = {"--no-builtin-plugins", "--plugin-path", pbtest::plugin_dir("good").string()};
+  for (const Case &c : cases) {
+    all.emplace_back("--plugin-path");
+    all.push_back(pbtest::plugin_dir(c.dir).string());
+  }
+  auto listed = run_cli(concat(all, {"plugins"}), {}, fast);
+  INFO(listed.out << listed.err);
+  CHECK(listed.code == 0);
+  CHECK(listed.out.find("perfbound_test.good 1.2.3") != std::string::npos);
+  for (const Case &c : cases) {
+    std::string lib = (pbtest::plugin_dir(c.dir) / ("libpbtest_" + std::string(c.dir) + ".so")).string();
+    INFO("library " << lib);
+    CHECK(listed.out.find("refused: " + lib + ": " + c.message) != std::string::npos);
+
+    auto checked = run_cli({"--no-builtin-plugins", "plugin", "check", lib}, {}, fast);
+    CHECK(checked.code == 3);
+    CHECK(checked.out.find(c.message) != std::string::npos);
+
+    pbtest::TempDir out;
+    auto manifest = run_cli({"--no-builtin-plugins", "plugin", "manifest", lib, "-o", (out / "m.json").string()}, {}, fast);
+    CHECK(manifest.code == 3);
+    CHECK(manifest.err == "perfbound: " + lib + ": " + c.message + "\n");
+    CHECK_FALSE(fs::exists(out / "m.json"));
+  }
+  // A run needs only the good plugin; the hostile ones cost a warning each.
+  auto run = run_cli(concat(all, {"run", (pipelines() / "sum.toml").string(), "--format", "json"}), {}, fast);
+  CHECK(run.code == 0);
+  CHECK(json::parse(run.out)["outputs"]["total"]["value"] == 21.0);
 }
 
 TEST_CASE("plugin commands reach the host extensions: profile, plugins, pipeline") {
