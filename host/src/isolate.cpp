@@ -105,6 +105,9 @@ IsolatedOutcome run_isolated(const std::function<std::string(const PhaseFn &)> &
   if (pid == 0) {
     close(fds[0]);
     dup2(STDERR_FILENO, STDOUT_FILENO);
+    // A crash must end the child, whatever handlers the parent installed (a
+    // test framework's, a crash reporter's).
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS}) std::signal(sig, SIG_DFL);
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
     std::signal(SIGPIPE, SIG_IGN);

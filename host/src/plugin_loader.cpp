@@ -180,14 +180,17 @@ Expected<ProbeResult> probe_library(const fs::path &path, HostServices &host, bo
   if (answer.is_discarded() || !answer.is_object())
     return make_error(where + ": the child process inspecting the plugin gave no readable answer");
   if (answer.contains("error")) return make_error(answer.at("error").get<std::string>());
-  auto info = plugin_info_from_json(answer.value("plugin", json(nullptr)), where);
-  if (!info) return info.error();
   ProbeResult result;
+  for (const json &v : answer.value("violations", json::array()))
+    if (v.is_string()) result.violations.push_back(v.get<std::string>());
+  auto info = plugin_info_from_json(answer.value("plugin", json(nullptr)), where);
+  // A descriptor that breaks the rules may not even describe itself; the
+  // violations say why.
+  if (!info && keep_violations && !result.violations.empty()) return result;
+  if (!info) return info.error();
   result.info = std::move(*info);
   result.info.library = fs::absolute(path).lexically_normal();
   result.info.described_by = "library";
-  for (const json &v : answer.value("violations", json::array()))
-    if (v.is_string()) result.violations.push_back(v.get<std::string>());
   return result;
 }
 

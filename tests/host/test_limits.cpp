@@ -46,7 +46,7 @@ struct Catalog {
   std::string lint(const std::string &text, const std::vector<Override> &overrides = {}) {
     Diagnostics diags;
     auto p = parse_pipeline_text(text, "test.toml", diags);
-    if (p) (void)resolve_pipeline(std::move(*p), catalog(), overrides, ResolveMode::Lint, &locate_profile, diags);
+    if (p) (void)resolve_pipeline(std::move(*p), catalog(), overrides, ResolveMode::Check, &locate_profile, diags);
     return diags.format();
   }
 };
@@ -54,7 +54,7 @@ struct Catalog {
 std::string scaled(const std::string &scale) {
   return "version = 1\n[nodes.a]\nplugin = \"perfbound_test.good\"\nkind = \"source\"\n"
          "[nodes.t]\nplugin = \"perfbound_test.good\"\nkind = \"add\"\nparams = { scale = " +
-         scale + " }\ninputs = { terms = [\"a.out\"] }\n";
+         scale + " }\ninputs = { terms = [\"a.out\"] }\n[outputs]\nt = \"t.out\"\n";
 }
 
 }  // namespace
@@ -62,7 +62,7 @@ std::string scaled(const std::string &scale) {
 TEST_CASE("a number parameter outside its declared range is refused by lint, naming node, parameter and range") {
   Catalog c;
   CHECK(c.lint(scaled("3.0")).empty());
-  const std::string prefix = "test.toml:7:12: error: node 't': parameter 'scale' of perfbound_test.good/add must be ";
+  const std::string prefix = "test.toml:8:12: error: node 't': parameter 'scale' of perfbound_test.good/add must be ";
   CHECK(c.lint(scaled("0.0")) == prefix + ">= 1e-06 and <= 1000000, got 0\n");
   CHECK(c.lint(scaled("-1.0")) == prefix + ">= 1e-06 and <= 1000000, got -1\n");
   CHECK(c.lint(scaled("1e-308")) == prefix + ">= 1e-06 and <= 1000000, got 1e-308\n");
@@ -75,7 +75,7 @@ TEST_CASE("a number parameter outside its declared range is refused by lint, nam
   // An exclusive maximum: delay.ms < 600000.
   const std::string delay =
       "version = 1\n[nodes.a]\nplugin = \"perfbound_test.good\"\nkind = \"source\"\n[nodes.d]\nplugin = \"perfbound_test.good\"\n"
-      "kind = \"delay\"\nparams = { ms = 600000 }\ninputs = { in = \"a.out\" }\n";
+      "kind = \"delay\"\nparams = { ms = 600000 }\ninputs = { in = \"a.out\" }\n[outputs]\nd = \"d.out\"\n";
   CHECK(c.lint(delay).find("parameter 'ms' of perfbound_test.good/delay must be >= 0 and < 600000, got 600000") != std::string::npos);
 }
 

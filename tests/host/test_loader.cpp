@@ -114,6 +114,9 @@ TEST_CASE("a descriptor that breaks the rules is refused; every violation is col
       "kind 'Broken-Kind' params 'level': default_json is not valid JSON: {not json",
       "kind 'Broken-Kind' inputs 'y': an input of one_of group 'tier' must carry PB_PORT_OPTIONAL",
       "kind 'Broken-Kind' outputs 'out': one_of 'tier' on an output (groups of alternatives are for inputs)",
+      "kind 'Broken-Kind' params 'rate': the range >= 2 and <= 1 is empty",
+      "kind 'Broken-Kind' params 'label': a range (minimum_json/maximum_json) is only meaningful on an int or float parameter",
+      "kind 'Broken-Kind' params 'issue': the default must be > 0, got 0",
   };
   for (const std::string &e : expected) {
     INFO("expected violation: " << e);
@@ -242,7 +245,7 @@ TEST_CASE("probe_library describes a plugin from a child process, violations inc
   Host host;
   auto probed = probe_library(lib("bad_descriptor", "bad_descriptor"), host.services, true);
   REQUIRE_MESSAGE(probed.ok(), (probed.ok() ? "" : probed.error().message));
-  CHECK(probed->violations.size() == 9);
+  CHECK(probed->violations.size() == 12);
   auto refused = probe_library(lib("bad_descriptor", "bad_descriptor"), host.services, false);
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error().message.find(": plugin descriptor breaks the ABI rules: ") != std::string::npos);

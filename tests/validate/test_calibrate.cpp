@@ -105,7 +105,7 @@ TEST_CASE("spec arithmetic: the work of a launch written as the kernel's loop co
   CHECK(message("") == "in '' at column 1: unexpected end of the expression");
   // 100k nested parentheses or signs: a depth-limit message, not a stack overflow.
   const std::string deep = std::string(100000, '(') + "1" + std::string(100000, ')');
-  CHECK(message(deep.c_str()) == "in '" + std::string(60, '(') + "...' at column 256: nesting deeper than 256 levels (parentheses, calls or signs)");
+  CHECK(message(deep.c_str()) == "in '" + std::string(60, '(') + "...' at column 257: nesting deeper than 256 levels (parentheses, calls or signs)");
   CHECK(message((std::string(100000, '-') + "1").c_str()).find("nesting deeper than 256 levels") != std::string::npos);
   CHECK(evaluate_expression(std::string(100, '(') + "2" + std::string(100, ')')) == 2);
 }

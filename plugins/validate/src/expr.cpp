@@ -91,9 +91,14 @@ class Parser {
     }
   }
   double unary() {
-    Nest nest(*this);
-    if (accept('-')) return -unary();
-    if (accept('+')) return unary();
+    if (accept('-')) {
+      Nest nest(*this);
+      return -unary();
+    }
+    if (accept('+')) {
+      Nest nest(*this);
+      return unary();
+    }
     return primary();
   }
   double primary() {
