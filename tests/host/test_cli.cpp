@@ -291,3 +291,58 @@ TEST_CASE("plugin commands reach the host extensions: profile, plugins, pipeline
   // 910B3 has 40 vector cores; sum.toml with b.value=1 gives (2 + 1) * 3.
   CHECK(r.out == "aiv=40.0\nrender:perfbound_test.good\npipeline=ok total=9.0 status=0\n");
 }
+
+TEST_CASE("perfbound sweep: backwards and oversized ranges are refused, --max-configs samples, SIGTERM ends with 130") {
+  pbtest::TempDir tmp;
+  auto facts = run_cli({"run", (pbtest::source_dir() / "pipelines" / "bound_dsl.toml").string(), "--set",
+                        "ttir=" + (pbtest::source_dir() / "examples" / "kernels" / "vector_add" / "vector_add.ttir.mlir").string(),
+                        "--set", "launch={grid=[8192,1,1],args={n_elements=16777216}}", "--out", (tmp / "out").string()});
+  REQUIRE_MESSAGE(facts.code == 0, facts.err);
+  const std::string dsl = (tmp / "out" / "facts.json").string();
+  auto sweep = [&](const std::string &name, const std::string &spec, std::vector<std::string> extra = {}) {
+    pbtest::write_file(tmp / name, spec);
+    std::vector<std::string> args = {"sweep", "--dsl", dsl, "--configs", (tmp / name).string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_cli(args);
+  };
+  auto back = sweep("back.json", R"({"args":{"n_elements":{"from":16,"to":1}}})");
+  CHECK(back.code == 3);
+  CHECK(back.err.find("back.json.args.n_elements: the range runs backwards (from 16 > to 1)") != std::string::npos);
+  auto huge = sweep("huge.json", R"({"args":{"n_elements":{"from":1,"to":1e18}}})");
+  CHECK(huge.code == 3);
+  CHECK(huge.err.find("huge.json.args.n_elements: the range has 1e+18 values") != std::string::npos);
+  auto many = sweep("many.json", R"({"args":{"n_elements":{"from":1,"to":1e7}},"grid":{"x":{"from":1,"to":100}}})");
+  CHECK(many.code == 3);
+  CHECK(many.err.find("the spec expands to 1000000000.0 configurations, more than the limit of 1000000; narrow the ranges or "
+                      "evaluate an even sample with --max-configs N") != std::string::npos);
+  auto sampled = sweep("many.json", R"({"args":{"n_elements":{"from":1,"to":1e7}},"grid":{"x":{"from":1,"to":100}}})",
+                       {"--max-configs", "500"});
+  REQUIRE(sampled.code == 0);
+  CHECK(json::parse(sampled.out)["summary"]["evaluated"] == 500);
+  auto zero = sweep("zero.json", R"J({"args":{"n_elements":[1024,2048]},"grid_from":{"x":"cdiv(n_elements, n_elements - 1024)"}})J");
+  CHECK(zero.code == 3);
+  CHECK(zero.err.find("zero.json.grid_from.x: 'cdiv(n_elements, n_elements - 1024)' is not a finite number at n_elements = 1024") !=
+        std::string::npos);
+
+  // A million configurations take seconds to render; SIGTERM ends it with 130.
+  pbtest::write_file(tmp / "million.json", R"({"args":{"n_elements":{"from":1,"to":1e6}}})");
+  std::string exe = PB_PERFBOUND_EXE;
+  std::vector<std::string> args = {"sweep", "--dsl", dsl, "--configs", (tmp / "million.json").string()};
+  pid_t pid = fork();
+  if (pid == 0) {
+    std::vector<char *> argv{const_cast<char *>(exe.c_str())};
+    for (std::string &a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    if (freopen((tmp / "stderr").c_str(), "w", stderr) == nullptr || freopen("/dev/null", "w", stdout) == nullptr) _exit(126);
+    setenv("PERFBOUND_PLUGIN_PATH", "", 1);
+    execv(exe.c_str(), argv.data());
+    _exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+  CHECK(pbtest::read_file(tmp / "stderr").find("perfbound sweep: sweep interrupted") != std::string::npos);
+}

@@ -548,15 +548,34 @@ SweepConfig SweepModel::config_from_json(const json &value, const std::string &w
 
 namespace {
 
-std::vector<double> expand_range(const json &r, const std::string &where) {
-  std::vector<double> out;
-  if (r.is_number()) return {r.get<double>()};
+/// One axis of a range spec: a list, or a range whose values are computed
+/// on demand (a sampled sweep of a 10^9-value range needs no 8 GB vector).
+struct Axis {
+  std::vector<double> list;
+  double from = 0, step = 0, mul = 0;
+  uint64_t count = 0;
+  Axis() = default;
+  Axis(std::vector<double> values) : list(std::move(values)) {}  // NOLINT: implicit from a list
+  [[nodiscard]] uint64_t size() const { return list.empty() ? count : list.size(); }
+  [[nodiscard]] double operator[](uint64_t i) const {
+    if (!list.empty()) return list[static_cast<size_t>(i)];
+    return mul > 0 ? from * std::pow(mul, static_cast<double>(i)) : from + static_cast<double>(i) * step;
+  }
+};
+
+/// Values one range may have (the configuration limit applies to the
+/// product of all axes, after sampling).
+constexpr double kMaxRangeValues = 1e15;
+
+Axis expand_range(const json &r, const std::string &where) {
+  if (r.is_number()) return Axis({r.get<double>()});
   if (r.is_array()) {
+    std::vector<double> out;
     for (const json &v : r) {
       if (!v.is_number()) throw pb::sdk::InputError(where + ": expected numbers");
       out.push_back(v.get<double>());
     }
-    return out;
+    return Axis(std::move(out));
   }
   if (!r.is_object() || !r.contains("from") || !r.contains("to"))
     throw pb::sdk::InputError(where + ": a range is a number, a list, or {from, to, step|mul}");
@@ -566,38 +585,27 @@ std::vector<double> expand_range(const json &r, const std::string &where) {
       throw pb::sdk::InputError(where + "." + key + ": expected a finite number, got " + v.dump());
     return v.get<double>();
   };
-  const double from = member("from"), to = member("to");
-  if (from > to)
+  Axis axis;
+  axis.from = member("from");
+  const double to = member("to");
+  if (axis.from > to)
     throw pb::sdk::InputError(where + ": the range runs backwards (from " + r["from"].dump() + " > to " + r["to"].dump() +
                               "); write it as {from: " + r["to"].dump() + ", to: " + r["from"].dump() + ", ...}");
-  // Count first, enumerate after: a step of 1e-300 must be refused, not tried.
+  // Counted, never enumerated: a step of 1e-300 is refused, not tried.
   double count = 0;
   if (r.contains("mul")) {
-    const double mul = member("mul");
-    if (!(mul > 1) || !(from > 0)) throw pb::sdk::InputError(where + ": mul must be > 1 and from > 0");
-    count = std::floor(std::log(to * (1 + 1e-12) / from) / std::log(mul)) + 1;
+    axis.mul = member("mul");
+    if (!(axis.mul > 1) || !(axis.from > 0)) throw pb::sdk::InputError(where + ": mul must be > 1 and from > 0");
+    count = std::floor(std::log(to * (1 + 1e-12) / axis.from) / std::log(axis.mul)) + 1;
   } else {
-    const double step = r.contains("step") ? member("step") : 1.0;
-    if (!(step > 0)) throw pb::sdk::InputError(where + ": step must be > 0");
-    count = std::floor((to + 1e-9 - from) / step) + 1;
+    axis.step = r.contains("step") ? member("step") : 1.0;
+    if (!(axis.step > 0)) throw pb::sdk::InputError(where + ": step must be > 0");
+    count = std::floor((to + 1e-9 - axis.from) / axis.step) + 1;
   }
-  if (!(count <= static_cast<double>(kMaxSweepConfigs)))
-    throw pb::sdk::InputError(where + ": the range has " + pb::sdk::json(count).dump() + " values, more than the limit of " +
-                              std::to_string(kMaxSweepConfigs) + " configurations of one sweep");
-  if (r.contains("mul")) {
-    const double mul = r["mul"].get<double>();
-    for (double v = from; v <= to * (1 + 1e-12) && out.size() < kMaxSweepConfigs; v *= mul) out.push_back(v);
-  } else {
-    const double step = r.contains("step") ? r["step"].get<double>() : 1.0;
-    // from + i * step: no accumulated rounding, and a step too small to move
-    // `from` cannot loop forever.
-    for (uint64_t i = 0; i < static_cast<uint64_t>(count); ++i) {
-      double v = from + static_cast<double>(i) * step;
-      if (v > to + 1e-9) break;
-      out.push_back(v);
-    }
-  }
-  return out;
+  if (!(count <= kMaxRangeValues))
+    throw pb::sdk::InputError(where + ": the range has " + pb::sdk::json(count).dump() + " values, more than the limit of 1e15 values of one range");
+  axis.count = static_cast<uint64_t>(std::max(1.0, count));
+  return axis;
 }
 
 }  // namespace
@@ -611,11 +619,11 @@ std::vector<SweepConfig> SweepModel::expand(const json &spec, const std::string 
   if (!spec.is_object()) throw pb::sdk::InputError(where + ": expected a list of configurations or a range spec");
   // Axes: grid x/y/z, then each argument; a grid axis may be derived from
   // the arguments ("grid_from": {"x": "cdiv(n_elements, 2048)"}).
-  std::vector<std::vector<double>> axes(3 + arg_keys.size());
+  std::vector<Axis> axes(3 + arg_keys.size());
   const json grid = spec.value("grid", json::object());
   const char *names[3] = {"x", "y", "z"};
   for (size_t a = 0; a < 3; ++a)
-    axes[a] = grid.contains(names[a]) ? expand_range(grid[names[a]], where + ".grid." + names[a]) : std::vector<double>{base_grid_[a]};
+    axes[a] = grid.contains(names[a]) ? expand_range(grid[names[a]], where + ".grid." + names[a]) : Axis({base_grid_[a]});
   const json args = spec.value("args", json::object());
   for (const auto &[key, r] : args.items()) {
     auto it = std::find(arg_keys.begin(), arg_keys.end(), key);
@@ -623,7 +631,7 @@ std::vector<SweepConfig> SweepModel::expand(const json &spec, const std::string 
   }
   for (size_t k = 0; k < arg_keys.size(); ++k)
     axes[3 + k] = args.contains(arg_keys[k]) ? expand_range(args[arg_keys[k]], where + ".args." + arg_keys[k])
-                                             : std::vector<double>{base_args[k]};
+                                             : Axis({base_args[k]});
   std::array<std::unique_ptr<SweepExpr>, 3> derived;
   const json from = spec.value("grid_from", json::object());
   auto index = [this](const std::string &name) {
@@ -641,10 +649,10 @@ std::vector<SweepConfig> SweepModel::expand(const json &spec, const std::string 
       if (!derived[a])
         throw pb::sdk::InputError(where + ".grid_from." + names[a] + ": cannot compile '" + from[names[a]].get<std::string>() +
                                   "' (numbers, + - * / %, min, max, cdiv, floordiv and the kernel's scalar arguments)");
-      axes[a] = {0};
+      axes[a] = Axis({0.0});
     }
   for (const auto &axis : axes)
-    if (axis.empty()) throw pb::sdk::InputError(where + ": an axis of the spec has no value; nothing to sweep");
+    if (axis.size() == 0) throw pb::sdk::InputError(where + ": an axis of the spec has no value; nothing to sweep");
   // "max_configs": evaluate an even sample of that many configurations
   // instead of refusing a larger spec (the command's --max-configs).
   uint64_t limit = kMaxSweepConfigs;
@@ -672,9 +680,9 @@ std::vector<SweepConfig> SweepModel::expand(const json &spec, const std::string 
     uint64_t at = take == total ? i : static_cast<uint64_t>(static_cast<long double>(i) * total / take);
     SweepConfig c;
     c.args.resize(arg_keys.size());
-    std::vector<size_t> pos(axes.size(), 0);
+    std::vector<uint64_t> pos(axes.size(), 0);
     for (size_t d = 0; d < axes.size(); ++d) {
-      pos[d] = static_cast<size_t>(at % axes[d].size());
+      pos[d] = at % axes[d].size();
       at /= axes[d].size();
     }
     for (size_t k = 0; k < arg_keys.size(); ++k) c.args[k] = axes[3 + k][pos[3 + k]];
@@ -732,6 +740,7 @@ json SweepModel::run(const std::vector<SweepConfig> &configs, std::optional<doub
   json list = json::array();
   size_t pruned = 0;
   for (size_t idx = 0; idx < configs.size(); ++idx) {
+    if ((idx & 1023) == 0) throw_if_cancelled();
     const SweepConfig &c = configs[idx];
     const SweepResult &r = results[idx];
     json args = json::object();
@@ -937,6 +946,7 @@ int sweep_main(const pb::sdk::Host &host, const std::vector<std::string> &args) 
   json doc = model.run(configs, threshold, factor);
   doc["profile"] = rates.profile_name;
   std::string text = format == "json" ? doc.dump(1, ' ', false, json::error_handler_t::replace) + "\n" : *render_document(kSweepSchema, doc, format);
+  throw_if_cancelled();  // a signal during rendering: nothing half-written
   if (out_path.empty()) {
     std::cout << text;
   } else {
