@@ -586,7 +586,10 @@ std::optional<std::string> read_text(const fs::path &path, const SourceLoc &loc,
   std::string error;
   auto text = pb::sdk::read_input_file(path, pb::sdk::kMaxConfigFileBytes, error);
   if (!text) {
-    diags.error(loc, "", what + "'" + path.string() + "': " + error);
+    if (error == "no such file")
+      diags.error(loc, "", what + "'" + path.string() + "' does not exist");
+    else
+      diags.error(loc, "", what + "'" + path.string() + "': " + error);
     return std::nullopt;
   }
   if (auto bad = pb::sdk::find_invalid_utf8(*text)) {
