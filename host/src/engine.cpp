@@ -188,6 +188,16 @@ RunResult Engine::run(const ResolvedPipeline &pipeline, const RunOptions &option
         result.diagnostics.error(decl.loc, "", "pipeline input '" + name + "': " + text.error().message);
         continue;
       }
+      if (decl.kind == "document") {
+        // Parsing does not recurse, but walking and printing a document do:
+        // refuse bad bytes and deep nesting at the file's line and column.
+        std::string bad = pb::sdk::utf8_error_message(*text, ri.path.string());
+        if (bad.empty()) bad = pb::sdk::json_depth_error(*text, ri.path.string());
+        if (!bad.empty()) {
+          result.diagnostics.error(decl.loc, "", "pipeline input '" + name + "': " + bad);
+          continue;
+        }
+      }
       record["path"] = ri.path.string();
       record["sha256"] = sha256_hex(*text);
       record["bytes"] = text->size();

@@ -171,3 +171,23 @@ TEST_CASE("a profile whose calibration_file is /dev/zero fails fast with a messa
   CHECK(load.diagnostics.format().find("key 'calibration_file': '" + (tmp / "p").string() +
                                        "/../../../../../../../../dev/zero': not a regular file") != std::string::npos);
 }
+
+TEST_CASE("a document input nested too deep or not UTF-8 is refused at its line and column") {
+  pbtest::TempDir tmp;
+  pbtest::write_file(tmp / "p.toml", "version = 1\n[inputs]\nconfig = { kind = \"document\", schema = \"perfbound_test.config/1\" }\n"
+                                     "[nodes.t]\nplugin = \"perfbound_test.good\"\nkind = \"table_value\"\n"
+                                     "inputs = { config = \"inputs.config\" }\n[outputs]\nx = \"t.out\"\n");
+  pbtest::write_file(tmp / "deep.json", std::string(100000, '[') + std::string(100000, ']'));
+  pbtest::write_file(tmp / "bytes.json", "{\"schema\": \"perfbound_test.config/1\",\n \"x\": \"\xFF\"}");
+  auto run = [&](const char *file) {
+    return pbtest::run_cli({"--no-builtin-plugins", "--plugin-path", pbtest::plugin_dir("good").string(), "run",
+                            (tmp / "p.toml").string(), "--set", "config=" + (tmp / file).string()});
+  };
+  auto deep = run("deep.json");
+  CHECK(deep.code == 3);
+  CHECK(deep.err.find("pipeline input 'config': " + (tmp / "deep.json").string() +
+                      ":1:257: JSON arrays and objects nested deeper than 256 levels") != std::string::npos);
+  auto bytes = run("bytes.json");
+  CHECK(bytes.code == 3);
+  CHECK(bytes.err.find((tmp / "bytes.json").string() + ":2:8: invalid UTF-8 byte 0xFF") != std::string::npos);
+}
