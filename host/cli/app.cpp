@@ -47,21 +47,21 @@ App::App(GlobalOptions opts) : options(std::move(opts)) {
     RunOptions ro;
     ro.cancel = &cancel_flag();
     RunResult result = run_pipeline(path, sets, "", ro);
-    out = result.to_json().dump();
+    out = result.to_json().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     if (result.status == "invalid") return PB_ERR_INVALID_INPUT;
     return result.ok ? PB_OK : PB_ERR_INTERNAL;
   });
   host->set_plugin_directory(PluginDirectory{
       [this](const std::string &extension_id) {
-        discover(std::nullopt);
+        discover();
         json list = json::array();
         for (const PluginInfo &p : plugins->plugins())
           if (std::find(p.extensions.begin(), p.extensions.end(), extension_id) != p.extensions.end())
             list.push_back({{"id", p.id}, {"version", p.version}, {"library", p.library.string()}});
-        return list.dump();
+        return list.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       },
       [this](const std::string &plugin_id, const std::string &extension_id) -> const void * {
-        discover(std::nullopt);
+        discover();
         auto lib = plugins->load(plugin_id);
         if (!lib) {
           logger.log(PB_SEVERITY_ERROR, "plugins", lib.error().message);
@@ -80,18 +80,17 @@ App::App(GlobalOptions opts) : options(std::move(opts)) {
       logger.log(PB_SEVERITY_ERROR, "profile", loaded.error().message);
       return PB_ERR_INVALID_INPUT;
     }
-    out = loaded->document.dump();
+    out = loaded->document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     return PB_OK;
   });
 }
 
-void App::discover(const std::optional<fs::path> &pipeline_dir) {
+void App::discover() {
   if (discovered_) return;
   discovered_ = true;
   std::vector<SearchDir> dirs;
   for (const std::string &p : options.plugin_paths) dirs.push_back({fs::absolute(p), "--plugin-path"});
   for (SearchDir &d : env_plugin_dirs()) dirs.push_back({fs::absolute(d.path), d.origin});
-  if (pipeline_dir) dirs.push_back({fs::absolute(*pipeline_dir), "pipeline directory"});
   if (!options.no_builtin_plugins) dirs.push_back({builtin_plugin_dir(), "built-in"});
   plugins->discover(dirs);
   // Vendors publish the schemas of their own documents next to their
@@ -120,6 +119,8 @@ PluginCatalog App::catalog() const {
   PluginRegistry *reg = plugins.get();
   cat.find = [reg](std::string_view id) { return reg->find(id); };
   cat.ids = reg->ids();
+  for (const SearchDir &d : reg->search_dirs())
+    cat.search_path += (cat.search_path.empty() ? "" : ", ") + d.path.string() + " (" + d.origin + ")";
   return cat;
 }
 
@@ -128,7 +129,7 @@ App::LoadedPipeline App::load_pipeline(const fs::path &file, const std::vector<s
   LoadedPipeline out;
   auto pipeline = parse_pipeline_file(file, out.diagnostics);
   if (!pipeline) return out;
-  discover(pipeline->directory());
+  discover();
   std::vector<Override> overrides;
   for (const std::string &s : sets)
     if (auto ov = parse_override(s, out.diagnostics)) overrides.push_back(*ov);

@@ -42,8 +42,9 @@ class App {
   App(const App &) = delete;
   App &operator=(const App &) = delete;
 
-  /// Discovers plugins; `pipeline_dir` joins the search path when given.
-  void discover(const std::optional<std::filesystem::path> &pipeline_dir);
+  /// Discovers plugins on the explicit search path only (--plugin-path,
+  /// PERFBOUND_PLUGIN_PATH, built-in); never a pipeline's or input's folder.
+  void discover();
   [[nodiscard]] PluginCatalog catalog() const;
   /// Prints refused plugins and notes at the current verbosity.
   void report_discovery_problems(bool always);
@@ -52,8 +53,7 @@ class App {
     std::optional<ResolvedPipeline> resolved;
     Diagnostics diagnostics;
   };
-  /// Parse + override + resolve, discovering plugins from the pipeline's
-  /// directory too. `profile` is a --profile value ("" for none).
+  /// Parse + override + resolve. `profile` is a --profile value ("" for none).
   LoadedPipeline load_pipeline(const std::filesystem::path &file, const std::vector<std::string> &sets,
                                const std::string &profile, ResolveMode mode);
 

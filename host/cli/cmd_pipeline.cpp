@@ -92,7 +92,7 @@ void register_pipeline_commands(CLI::App &root, CommandContext &ctx) {
             return kExitFailure;
           }
           for (const auto &[name, doc] : result.outputs) write_file(fs::path(*out_dir) / (name + ".json"), doc->data() + "\n");
-          write_file(fs::path(*out_dir) / "run.json", result.to_json().dump(2) + "\n");
+          write_file(fs::path(*out_dir) / "run.json", result.to_json().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
           std::vector<std::string> file_formats = fmts;
           if (std::find(file_formats.begin(), file_formats.end(), "html") == file_formats.end()) file_formats.push_back("html");
           for (const std::string &f : file_formats)
@@ -132,7 +132,7 @@ void register_pipeline_commands(CLI::App &root, CommandContext &ctx) {
                  {"file", args->pipeline},
                  {"ok", !loaded.diagnostics.has_errors()},
                  {"diagnostics", loaded.diagnostics.to_json()}};
-          std::cout << j.dump(2) << "\n";
+          std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         } else {
           std::cout << loaded.diagnostics.format();
           if (!loaded.diagnostics.has_errors() && loaded.resolved) {
@@ -165,7 +165,7 @@ void register_pipeline_commands(CLI::App &root, CommandContext &ctx) {
         }
         std::cerr << loaded.diagnostics.format();
         if (*json_out)
-          std::cout << loaded.resolved->to_json().dump(2) << "\n";
+          std::cout << loaded.resolved->to_json().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         else
           std::cout << loaded.resolved->to_text();
         return kExitOk;

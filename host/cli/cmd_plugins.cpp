@@ -36,8 +36,9 @@ void print_plugins_text(App &app) {
       for (const PortInfo &port : k.outputs) std::cout << "    out " << port_line(port) << "\n";
       for (const ParamInfo &par : k.params) {
         std::cout << "    param " << par.name << " : " << param_type_name(par.type)
-                  << (par.required ? " (required)" : " = " + par.default_value.dump());
-        if (par.choices) std::cout << " one of " << par.choices->dump();
+                  << (par.required ? " (required)" : " = " + par.default_value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+        if (par.choices) std::cout << " one of " << par.choices->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        if (par.minimum || par.maximum) std::cout << " range " << par.range_text();
         if (!par.description.empty()) std::cout << "  -- " << par.description;
         std::cout << "\n";
       }
@@ -63,7 +64,7 @@ void register_plugin_commands(CLI::App &root, CommandContext &ctx) {
     cmd->add_flag("--json", *json_out, "Print as JSON");
     cmd->callback([&ctx, json_out]() {
       ctx.action = [=](App &app) -> int {
-        app.discover(std::nullopt);
+        app.discover();
         if (*json_out) {
           json j;
           j["schema"] = "perfbound.plugin_list/1";
@@ -80,7 +81,7 @@ void register_plugin_commands(CLI::App &root, CommandContext &ctx) {
           j["refused"] = json::array();
           for (const Refusal &r : app.plugins->refusals()) j["refused"].push_back({{"file", r.file.string()}, {"reason", r.reason}});
           j["notes"] = app.plugins->notes();
-          std::cout << j.dump(2) << "\n";
+          std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         } else {
           print_plugins_text(app);
         }
@@ -108,7 +109,7 @@ void register_plugin_commands(CLI::App &root, CommandContext &ctx) {
         if (has_schema) app.schemas.load_dir(lib_dir);
         PluginCheckReport report = check_plugin(*lib, *app.host, app.schemas);
         if (*json_out)
-          std::cout << report.to_json().dump(2) << "\n";
+          std::cout << report.to_json().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         else
           std::cout << report.to_text();
         if (report.plugin_id.empty()) return kExitInvalidInput;
@@ -122,16 +123,17 @@ void register_plugin_commands(CLI::App &root, CommandContext &ctx) {
     manifest->add_option("-o,--output", *out, "Manifest file to write (default: <library>.pbplugin.json next to it)");
     manifest->callback([&ctx, mlib, out]() {
       ctx.action = [=](App &app) -> int {
-        auto opened = LoadedLibrary::open(*mlib, *app.host, {});
-        if (!opened) {
-          std::cerr << "perfbound: " << opened.error().message << "\n";
+        // The library runs in a child process only; the host never maps it.
+        auto probed = probe_library(*mlib, *app.host, false);
+        if (!probed) {
+          std::cerr << "perfbound: " << probed.error().message << "\n";
           return kExitInvalidInput;
         }
         fs::path lib_path(*mlib);
         fs::path target = out->empty() ? fs::path(lib_path.string() + ".pbplugin.json") : fs::path(*out);
-        json m = opened->library->info().manifest_json(lib_path.filename().string());
+        json m = probed->info.manifest_json(lib_path.filename().string());
         std::ofstream f(target);
-        f << m.dump(2) << "\n";
+        f << m.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         if (!f) {
           std::cerr << "perfbound: cannot write " << target.string() << "\n";
           return kExitFailure;
@@ -155,7 +157,7 @@ void register_plugin_commands(CLI::App &root, CommandContext &ctx) {
           std::cerr << "perfbound: no published schema '" << *id << "' (run 'perfbound schemas' for the list)\n";
           return kExitInvalidInput;
         }
-        std::cout << s->dump(2) << "\n";
+        std::cout << s->dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         return kExitOk;
       };
     });

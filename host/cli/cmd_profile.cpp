@@ -63,7 +63,7 @@ void register_profile_commands(CLI::App &root, CommandContext &ctx) {
           return kExitInvalidInput;
         }
         if (*json_out)
-          std::cout << load.document.dump(2) << "\n";
+          std::cout << load.document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         else
           std::cout << render_profile_table(load.document);
         return kExitOk;

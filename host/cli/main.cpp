@@ -47,7 +47,7 @@ int scan_globals(int argc, char **argv, GlobalOptions &globals) {
 /// plugin offers it.
 int try_plugin_command(const std::string &name, int first, int argc, char **argv, const GlobalOptions &globals) {
   App app(globals);
-  app.discover(std::nullopt);
+  app.discover();
   const PluginInfo *info = app.plugins->find_command(name);
   if (info == nullptr) return -1;
   auto lib = app.plugins->load(info->id);
@@ -73,7 +73,7 @@ std::string plugin_commands_footer(const GlobalOptions &globals) {
   quiet.verbosity = -2;
   App app(quiet);
   app.logger.set_min_severity(PB_SEVERITY_PLUGIN_MISBEHAVING);
-  app.discover(std::nullopt);
+  app.discover();
   std::string out;
   for (const PluginInfo &p : app.plugins->plugins())
     for (const CommandInfo &c : p.commands)

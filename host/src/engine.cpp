@@ -1,6 +1,8 @@
 //===- engine.cpp - run a resolved pipeline on a thread pool --------------===//
 #include "engine.hpp"
 
+#include <perfbound/sdk/input_file.hpp>
+
 #include <chrono>
 #include <condition_variable>
 #include <ctime>
@@ -96,12 +98,10 @@ std::string iso8601_now() {
 }
 
 Expected<std::string> read_file(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(path.string() + ": cannot open");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return make_error(path.string() + ": read error");
-  return buffer.str();
+  std::string error;
+  auto text = pb::sdk::read_input_file(path, pb::sdk::kMaxDataFileBytes, error);
+  if (!text) return make_error(path.string() + ": " + error);
+  return std::move(*text);
 }
 
 std::string status_text(pb_status st) {
@@ -145,7 +145,7 @@ RunResult Engine::run(const ResolvedPipeline &pipeline, const RunOptions &option
     if (decl.kind == "table") {
       json doc = *ri.value;
       doc["schema"] = decl.schema;
-      std::string text = doc.dump();
+      std::string text = doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       record["sha256"] = sha256_hex(text);
       record["value"] = *ri.value;
       auto document = std::make_shared<const Document>(PB_ENCODING_JSON, decl.schema, text, "inputs." + name);
@@ -170,7 +170,7 @@ RunResult Engine::run(const ResolvedPipeline &pipeline, const RunOptions &option
         files.push_back({{"path", f.string()}, {"sha256", digest ? json(*digest) : json(nullptr)}});
       }
       record["files"] = files;
-      auto document = std::make_shared<const Document>(PB_ENCODING_JSON, decl.schema, loaded->document.dump(), ri.path.string());
+      auto document = std::make_shared<const Document>(PB_ENCODING_JSON, decl.schema, loaded->document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), ri.path.string());
       auto problems = check_document(schemas_, decl.schema, *document, options.validate_documents);
       for (const std::string &p : problems)
         result.diagnostics.error(decl.loc, "", "hardware profile " + ri.path.string() + " " + p);
@@ -187,6 +187,16 @@ RunResult Engine::run(const ResolvedPipeline &pipeline, const RunOptions &option
       if (!text) {
         result.diagnostics.error(decl.loc, "", "pipeline input '" + name + "': " + text.error().message);
         continue;
+      }
+      if (decl.kind == "document") {
+        // Parsing does not recurse, but walking and printing a document do:
+        // refuse bad bytes and deep nesting at the file's line and column.
+        std::string bad = pb::sdk::utf8_error_message(*text, ri.path.string());
+        if (bad.empty()) bad = pb::sdk::json_depth_error(*text, ri.path.string());
+        if (!bad.empty()) {
+          result.diagnostics.error(decl.loc, "", "pipeline input '" + name + "': " + bad);
+          continue;
+        }
       }
       record["path"] = ri.path.string();
       record["sha256"] = sha256_hex(*text);
@@ -300,7 +310,7 @@ RunResult Engine::run(const ResolvedPipeline &pipeline, const RunOptions &option
     }
 
     pb_node *instance = nullptr;
-    std::string params = rn.params.dump();
+    std::string params = rn.params.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     auto t0 = Clock::now();
     pb_status st = PB_ERR_INTERNAL;
     {

@@ -1,6 +1,8 @@
 //===- json_schema.cpp - subset JSON Schema validator ---------------------===//
 #include "json_schema.hpp"
 
+#include <perfbound/sdk/input_file.hpp>
+
 #include <algorithm>
 #include <fstream>
 #include <regex>
@@ -71,7 +73,7 @@ void check_keywords(const json &schema, const std::string &path, std::vector<std
                                                    "integer", "boolean", "null"};
       auto check_type = [&](const json &t) {
         if (!t.is_string() || kTypes.count(t.get<std::string>()) == 0)
-          problems.push_back(path + "/type: unknown type " + t.dump());
+          problems.push_back(path + "/type: unknown type " + t.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
       };
       if (value.is_array())
         for (const json &t : value) check_type(t);
@@ -109,7 +111,7 @@ bool matches_type(const json &v, const std::string &type) {
 }
 
 std::string short_dump(const json &v) {
-  std::string s = v.dump();
+  std::string s = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (s.size() > 60) s = s.substr(0, 57) + "...";
   return s;
 }
@@ -134,7 +136,7 @@ class Validator {
       const json *target_root = &root;
       const json *target = resolve_ref(it->get<std::string>(), root, target_root);
       if (target == nullptr) {
-        errors.push_back(at(path) + ": unresolvable $ref " + it->dump());
+        errors.push_back(at(path) + ": unresolvable $ref " + it->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
       } else {
         validate(*target, doc, path, *target_root, errors, depth + 1);
       }
@@ -242,13 +244,13 @@ class Validator {
       return it == schema.end() || !it->is_number() ? nullptr : &*it;
     };
     if (const json *m = num("minimum"); m && value < m->get<double>())
-      errors.push_back(at(path) + ": " + short_dump(doc) + " is below the minimum " + m->dump());
+      errors.push_back(at(path) + ": " + short_dump(doc) + " is below the minimum " + m->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     if (const json *m = num("maximum"); m && value > m->get<double>())
-      errors.push_back(at(path) + ": " + short_dump(doc) + " is above the maximum " + m->dump());
+      errors.push_back(at(path) + ": " + short_dump(doc) + " is above the maximum " + m->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     if (const json *m = num("exclusiveMinimum"); m && value <= m->get<double>())
-      errors.push_back(at(path) + ": " + short_dump(doc) + " must be greater than " + m->dump());
+      errors.push_back(at(path) + ": " + short_dump(doc) + " must be greater than " + m->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     if (const json *m = num("exclusiveMaximum"); m && value >= m->get<double>())
-      errors.push_back(at(path) + ": " + short_dump(doc) + " must be less than " + m->dump());
+      errors.push_back(at(path) + ": " + short_dump(doc) + " must be less than " + m->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
   }
 
   const std::regex &regex(const std::string &pattern) const {
@@ -260,21 +262,21 @@ class Validator {
   void check_string(const json &schema, const std::string &value, const std::string &path,
                     std::vector<std::string> &errors) const {
     if (auto it = schema.find("minLength"); it != schema.end() && value.size() < it->get<size_t>())
-      errors.push_back(at(path) + ": string shorter than " + it->dump());
+      errors.push_back(at(path) + ": string shorter than " + it->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     if (auto it = schema.find("maxLength"); it != schema.end() && value.size() > it->get<size_t>())
-      errors.push_back(at(path) + ": string longer than " + it->dump());
+      errors.push_back(at(path) + ": string longer than " + it->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     if (auto it = schema.find("pattern"); it != schema.end()) {
       if (!std::regex_search(value, regex(it->get<std::string>())))
-        errors.push_back(at(path) + ": " + short_dump(json(value)) + " does not match pattern " + it->dump());
+        errors.push_back(at(path) + ": " + short_dump(json(value)) + " does not match pattern " + it->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     }
   }
 
   void check_array(const json &schema, const json &doc, const std::string &path, const json &root,
                    std::vector<std::string> &errors, int depth) const {
     if (auto it = schema.find("minItems"); it != schema.end() && doc.size() < it->get<size_t>())
-      errors.push_back(at(path) + ": expected at least " + it->dump() + " items, got " + std::to_string(doc.size()));
+      errors.push_back(at(path) + ": expected at least " + it->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + " items, got " + std::to_string(doc.size()));
     if (auto it = schema.find("maxItems"); it != schema.end() && doc.size() > it->get<size_t>())
-      errors.push_back(at(path) + ": expected at most " + it->dump() + " items, got " + std::to_string(doc.size()));
+      errors.push_back(at(path) + ": expected at most " + it->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + " items, got " + std::to_string(doc.size()));
     size_t first_item = 0;
     if (auto it = schema.find("prefixItems"); it != schema.end()) {
       for (size_t idx = 0; idx < it->size() && idx < doc.size(); ++idx)
@@ -298,7 +300,7 @@ class Validator {
       }
     }
     if (auto it = schema.find("minProperties"); it != schema.end() && doc.size() < it->get<size_t>())
-      errors.push_back(at(path) + ": expected at least " + it->dump() + " members");
+      errors.push_back(at(path) + ": expected at least " + it->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + " members");
     const json *props = nullptr;
     if (auto it = schema.find("properties"); it != schema.end()) props = &*it;
     const json *pattern_props = nullptr;
@@ -396,10 +398,13 @@ std::vector<std::string> SchemaRegistry::load_dir(const std::filesystem::path &d
   }
   std::sort(files.begin(), files.end());
   for (const auto &file : files) {
-    std::ifstream in(file);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    json schema = json::parse(buffer.str(), nullptr, false);
+    std::string error;
+    auto text = pb::sdk::read_text_input_file(file, pb::sdk::kMaxConfigFileBytes, error);
+    if (!text) {
+      problems.push_back(error);
+      continue;
+    }
+    json schema = json::parse(*text, nullptr, false);
     if (schema.is_discarded()) {
       problems.push_back(file.string() + ": not valid JSON");
       continue;

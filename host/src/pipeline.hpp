@@ -172,6 +172,9 @@ struct PluginCatalog {
   /// Looks up a plugin description by id (nullptr when unknown).
   std::function<const PluginInfo *(std::string_view)> find;
   std::vector<std::string> ids;
+  /// The directories searched, for the message about an unknown plugin
+  /// (e.g. "/a (--plugin-path), /b (built-in)"); empty when not known.
+  std::string search_path;
 };
 
 /// Applies overrides, checks the whole graph against the plugin catalog and

@@ -2,6 +2,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <perfbound/sdk/input_file.hpp>
+
 #include <toml++/toml.h>
 
 #include "json_schema.hpp"
@@ -11,6 +13,12 @@
 
 namespace perfbound {
 namespace {
+
+/// Limits of one pipeline file (docs/cli.md, Limits): a pipeline past them is
+/// refused at the line that crosses them, before resolution allocates per
+/// connection.
+constexpr size_t kMaxPipelineNodes = 4096;
+constexpr size_t kMaxRefsPerPort = 4096;
 
 SourceLoc loc_of(const toml::source_region &region, const std::string &file) {
   return SourceLoc{file, region.begin.line, region.begin.column};
@@ -201,6 +209,11 @@ class Parser {
       return;
     }
     static const std::vector<std::string> kKeys = {"plugin", "kind", "params", "inputs", "description"};
+    if (table->size() > kMaxPipelineNodes) {
+      diags_.error(loc(node), "", "the pipeline declares " + std::to_string(table->size()) + " nodes, more than the limit of " +
+                                      std::to_string(kMaxPipelineNodes));
+      return;
+    }
     for (auto &&[key, value] : *table) {
       NodeDecl decl;
       decl.id = std::string(key.str());
@@ -238,6 +251,13 @@ class Parser {
             ni.loc = loc_of(port_key.source(), file_);
             if (const auto *arr = port_value.as_array()) {
               ni.written_as_list = true;
+              if (arr->size() > kMaxRefsPerPort) {
+                diags_.error(loc(port_value), decl.id, "input '" + ni.port + "' lists " + std::to_string(arr->size()) +
+                                                           " connections, more than the limit of " + std::to_string(kMaxRefsPerPort) +
+                                                           " per port");
+                decl.inputs.push_back(std::move(ni));
+                continue;
+              }
               for (const toml::node &elem : *arr)
                 if (auto ref = parse_ref(elem, decl.id)) ni.refs.push_back(*ref);
             } else if (auto ref = parse_ref(port_value, decl.id)) {
@@ -320,14 +340,17 @@ std::optional<Pipeline> parse_pipeline_file(const std::filesystem::path &path, D
     diags.error({path.string(), 0, 0}, "", "pipeline file does not exist");
     return std::nullopt;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    diags.error({path.string(), 0, 0}, "", "cannot read pipeline file");
+  std::string error;
+  auto text = pb::sdk::read_input_file(path, pb::sdk::kMaxConfigFileBytes, error);
+  if (!text) {
+    diags.error({path.string(), 0, 0}, "", "cannot read pipeline file: " + error);
     return std::nullopt;
   }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  auto pipeline = parse_pipeline_text(buffer.str(), path.string(), diags);
+  if (auto bad = pb::sdk::find_invalid_utf8(*text)) {
+    diags.error({path.string(), bad->line, bad->column}, "", pb::sdk::describe_utf8_error(*bad));
+    return std::nullopt;
+  }
+  auto pipeline = parse_pipeline_text(*text, path.string(), diags);
   if (pipeline) pipeline->path = std::filesystem::absolute(path).lexically_normal();
   return pipeline;
 }

@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 const SourceLoc kCommandLine{"<command line>", 0, 0};
 
 std::string describe_json(const json &v) {
-  std::string s = v.dump();
+  std::string s = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (s.size() > 40) s = s.substr(0, 37) + "...";
   return s;
 }
@@ -170,10 +170,20 @@ class Resolver {
                                          " " + describe_json(value));
       return;
     }
+    // A number outside the kind's declared range (ABI 1.2), and a NaN or an
+    // infinite float under any declaration, is refused here: a nonsense
+    // rate such as 1e-308 issues per cycle would silently null a term.
+    if ((info.type == PB_PARAM_FLOAT || info.type == PB_PARAM_INT) && value.is_number()) {
+      std::string problem = info.range_problem(value.get<double>());
+      if (!problem.empty()) {
+        diags_.error(loc, rn.decl->id, "parameter '" + info.name + "' of " + rn.plugin->id + "/" + rn.kind->name + " " + problem);
+        return;
+      }
+    }
     if (info.choices) {
       bool found = std::find(info.choices->begin(), info.choices->end(), value) != info.choices->end();
       if (!found)
-        diags_.error(loc, rn.decl->id, "parameter '" + info.name + "' must be one of " + info.choices->dump() +
+        diags_.error(loc, rn.decl->id, "parameter '" + info.name + "' must be one of " + info.choices->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
                                            ", got " + describe_json(value));
     }
   }
@@ -189,7 +199,11 @@ class Resolver {
       }
       rn.plugin = catalog_.find(n.plugin);
       if (rn.plugin == nullptr) {
-        diags_.error(n.plugin_loc, n.id, "unknown plugin '" + n.plugin + "'" + valid_list_suffix(n.plugin, catalog_.ids, "known plugins"));
+        diags_.error(n.plugin_loc, n.id,
+                     "unknown plugin '" + n.plugin + "'" + valid_list_suffix(n.plugin, catalog_.ids, "known plugins") +
+                         "; searched " + (catalog_.search_path.empty() ? std::string("no directory") : catalog_.search_path) +
+                         " (plugins are never loaded from a pipeline's folder; add a directory with --plugin-path DIR "
+                         "or PERFBOUND_PLUGIN_PATH)");
         out_.nodes.push_back(std::move(rn));
         continue;
       }
@@ -564,12 +578,12 @@ std::string ResolvedPipeline::to_text() const {
   os << "# resolved pipeline: " << (pipeline.path.empty() ? pipeline.display_path : pipeline.path.string()) << "\n";
   os << "# precedence: --set > pipeline file > plugin defaults\n";
   os << "version = " << pipeline.version << "\n";
-  if (!pipeline.description.empty()) os << "description = " << json(pipeline.description).dump() << "\n";
+  if (!pipeline.description.empty()) os << "description = " << json(pipeline.description).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   for (const InputDecl &decl : pipeline.inputs) {
     const ResolvedInput &ri = inputs.at(decl.name);
     os << "\n[inputs." << decl.name << "]  # " << decl.kind << ", " << decl.schema << (decl.required ? "" : ", optional") << "\n";
     if (ri.value) {
-      os << "value = " << ri.value->dump() << "  # " << ri.origin << "\n";
+      os << "value = " << ri.value->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "  # " << ri.origin << "\n";
       if (!ri.path.empty()) os << "# resolved path: " << ri.path.string() << "\n";
     } else {
       os << "# no value" << (decl.required ? " (required at run time)" : "") << "\n";
@@ -579,22 +593,22 @@ std::string ResolvedPipeline::to_text() const {
     const ResolvedNode &rn = nodes[idx];
     os << "\n[nodes." << rn.decl->id << "]  # " << rn.plugin->id << " " << rn.plugin->version << " / " << rn.kind->name << "\n";
     for (const auto &[name, value] : rn.params.items())
-      os << "params." << name << " = " << value.dump() << "  # " << rn.param_origin.at(name) << "\n";
+      os << "params." << name << " = " << value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "  # " << rn.param_origin.at(name) << "\n";
     for (const auto &[port, refs] : rn.inputs) {
       os << "inputs." << port << " = ";
       if (refs.size() == 1 && !rn.kind->find_input(port)->multi()) {
-        os << json(refs.front().text).dump();
+        os << json(refs.front().text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       } else {
         json arr = json::array();
         for (const EdgeRef &r : refs) arr.push_back(r.text);
-        os << arr.dump();
+        os << arr.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       }
       os << "\n";
     }
   }
   if (!pipeline.outputs.empty()) {
     os << "\n[outputs]\n";
-    for (const OutputDecl &o : pipeline.outputs) os << o.name << " = " << json(o.ref.text).dump() << "\n";
+    for (const OutputDecl &o : pipeline.outputs) os << o.name << " = " << json(o.ref.text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   }
   os << "\n# execution order:";
   for (size_t idx : order) os << ' ' << nodes[idx].decl->id;

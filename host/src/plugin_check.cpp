@@ -1,14 +1,12 @@
 //===- plugin_check.cpp - `perfbound plugin check` ------------------------===//
 #include "plugin_check.hpp"
 
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstring>
 #include <sstream>
 
 #include "engine.hpp"
+#include "isolate.hpp"
 #include "plugin_loader.hpp"
 #include "run_context.hpp"
 
@@ -65,50 +63,30 @@ std::string status_name(pb_status st) {
   }
 }
 
-/// Runs `fn` in a forked child; a crash or a hang (30 s) becomes a finding.
-std::vector<CheckFinding> isolated(const std::string &what, const std::function<std::vector<CheckFinding>()> &fn) {
-  int fds[2];
-  if (pipe(fds) != 0) return {{what, "skip", "cannot create a pipe to isolate the check"}};
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return {{what, "skip", "cannot fork to isolate the check"}};
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    alarm(30);
-    std::vector<CheckFinding> found = fn();
-    json arr = json::array();
-    for (const CheckFinding &f : found) arr.push_back({{"check", f.check}, {"status", f.status}, {"detail", f.detail}});
-    std::string text = arr.dump();
-    size_t written = 0;
-    while (written < text.size()) {
-      ssize_t w = write(fds[1], text.data() + written, text.size() - written);
-      if (w <= 0) break;
-      written += static_cast<size_t>(w);
-    }
-    close(fds[1]);
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string text;
-  char buf[4096];
-  ssize_t got = 0;
-  while ((got = read(fds[0], buf, sizeof(buf))) > 0) text.append(buf, static_cast<size_t>(got));
-  close(fds[0]);
-  int wstatus = 0;
-  waitpid(pid, &wstatus, 0);
-  if (WIFSIGNALED(wstatus)) {
-    int sig = WTERMSIG(wstatus);
-    std::string name = sig == SIGALRM ? "timed out after 30 s" : std::string("crashed with signal ") + std::to_string(sig) + " (" + strsignal(sig) + ")";
-    return {{what, "fail", "the plugin " + name}};
-  }
-  json arr = json::parse(text, nullptr, false);
+json findings_json(const std::vector<CheckFinding> &found) {
+  json arr = json::array();
+  for (const CheckFinding &f : found) arr.push_back({{"check", f.check}, {"status", f.status}, {"detail", f.detail}});
+  return arr;
+}
+
+std::vector<CheckFinding> findings_from_json(const json &arr) {
   std::vector<CheckFinding> out;
-  if (arr.is_discarded() || !arr.is_array()) return {{what, "fail", "the isolated check produced no result"}};
-  for (const json &f : arr) out.push_back({f.value("check", ""), f.value("status", ""), f.value("detail", "")});
+  if (!arr.is_array()) return out;
+  for (const json &f : arr)
+    if (f.is_object()) out.push_back({f.value("check", ""), f.value("status", ""), f.value("detail", "")});
   return out;
+}
+
+std::string dump_safely(const json &j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+/// Runs `fn` in a child process; a crash, a hang or an exit becomes a finding.
+std::vector<CheckFinding> isolated(const std::string &what, const std::function<std::vector<CheckFinding>(const PhaseFn &)> &fn) {
+  IsolatedOutcome outcome = run_isolated([&](const PhaseFn &phase) { return dump_safely(findings_json(fn(phase))); },
+                                         plugin_inspection_timeout());
+  if (!outcome.answered) return {{what, "fail", outcome.failure}};
+  json arr = json::parse(outcome.answer, nullptr, false);
+  if (arr.is_discarded() || !arr.is_array()) return {{what, "fail", "the isolated check produced no result"}};
+  return findings_from_json(arr);
 }
 
 json default_params(const KindInfo &kind, bool &has_required) {
@@ -131,10 +109,11 @@ void sink_append(void *sink_data, const char *text, size_t size) {
 std::vector<CheckFinding> exercise(const std::string &label, const pb_node_kind *kind, const KindInfo &info,
                                    const json &params, const std::vector<std::pair<std::string, DocumentPtr>> &inputs,
                                    std::optional<pb_status> expected, HostServices &host, const SchemaRegistry &schemas,
-                                   const pb_ext_render *render) {
+                                   const pb_ext_render *render, const PhaseFn &phase) {
   std::vector<CheckFinding> out;
+  phase(label + " create");
   pb_node *instance = nullptr;
-  std::string params_text = params.dump();
+  std::string params_text = params.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   pb_status st = PB_ERR_INTERNAL;
   {
     CallScope scope("check " + label);
@@ -151,6 +130,7 @@ std::vector<CheckFinding> exercise(const std::string &label, const pb_node_kind 
   out.push_back({label + " create", "pass", ""});
   NodeRunContext ctx("check", info, host.logger());
   for (const auto &[port, doc] : inputs) ctx.add_input(port, doc);
+  phase(label + " run");
   {
     CallScope scope("check " + label);
     st = kind->run(instance, ctx.c());
@@ -185,6 +165,7 @@ std::vector<CheckFinding> exercise(const std::string &label, const pb_node_kind 
     for (const std::string &p : problems) detail += (detail.empty() ? "" : "; ") + p;
     out.push_back({label + " output '" + port.name + "'", real_problem ? "fail" : "pass", detail});
     if (render != nullptr && !real_problem) {
+      phase(label + " render");
       for (const char *format : {"text", "md"}) {
         std::string text;
         pb_status rs = render->render(port.schema.c_str(), doc.data().c_str(), doc.data().size(), format, &sink_append, &text);
@@ -200,16 +181,16 @@ std::vector<CheckFinding> exercise(const std::string &label, const pb_node_kind 
 
 }  // namespace
 
-PluginCheckReport check_plugin(const fs::path &library, HostServices &host, const SchemaRegistry &schemas) {
+namespace {
+
+/// The whole check, run in a child process by check_plugin().
+PluginCheckReport check_in_child(const fs::path &library, HostServices &host, const SchemaRegistry &schemas,
+                                 const PhaseFn &phase) {
   PluginCheckReport report;
   report.library = library;
-  if (Status st = inspect_library_file(library); !st) {
-    report.findings.push_back({"library file", "fail", st.error().message});
-    return report;
-  }
-  report.findings.push_back({"library file", "pass", "ELF shared library exporting " PB_ENTRY_SYMBOL});
   LoadedLibrary::OpenOptions options;
   options.keep_violations = true;
+  options.on_phase = phase;
   auto opened = LoadedLibrary::open(library, host, options);
   if (!opened) {
     report.findings.push_back({"negotiation", "fail", opened.error().message});
@@ -223,6 +204,7 @@ PluginCheckReport check_plugin(const fs::path &library, HostServices &host, cons
   for (const std::string &v : opened->violations) report.findings.push_back({"descriptor", "fail", v});
   if (!opened->violations.empty()) return report;  // exercising a broken descriptor is unsafe
 
+  phase("init");
   if (Status st = lib.initialize(host); !st) {
     report.findings.push_back({"init", "fail", st.error().message});
     return report;
@@ -234,7 +216,8 @@ PluginCheckReport check_plugin(const fs::path &library, HostServices &host, cons
   for (const KindInfo &kinfo : lib.info().kinds) {
     const pb_node_kind *kind = lib.kind(kinfo.name);
     const std::string label = "kind '" + kinfo.name + "'";
-    auto findings = isolated(label, [&]() {
+    phase(label);
+    auto findings = isolated(label, [&](const PhaseFn &kind_phase) {
       std::vector<CheckFinding> out;
       bool has_required = false;
       json params = default_params(kinfo, has_required);
@@ -243,7 +226,7 @@ PluginCheckReport check_plugin(const fs::path &library, HostServices &host, cons
       if (has_required) {
         out.push_back({label + " without inputs", "skip", "has required parameters; exercised through its examples only"});
       } else {
-        auto part = exercise(label + " without inputs", kind, kinfo, params, {}, std::nullopt, host, schemas, nullptr);
+        auto part = exercise(label + " without inputs", kind, kinfo, params, {}, std::nullopt, host, schemas, nullptr, kind_phase);
         if (required_input) {
           // exercise() reports a PB_OK run without outputs as output failures;
           // rephrase: a kind must not succeed with required inputs missing.
@@ -287,7 +270,7 @@ PluginCheckReport check_plugin(const fs::path &library, HostServices &host, cons
             inputs.emplace_back(in->port, std::make_shared<const Document>(static_cast<pb_encoding>(in->encoding), in->schema,
                                                                            in->data, std::string("example:") + in->port));
           }
-          auto part = exercise(ex_label, kind, kinfo, ex_params, inputs, ex->expected_status, host, schemas, render);
+          auto part = exercise(ex_label, kind, kinfo, ex_params, inputs, ex->expected_status, host, schemas, render, kind_phase);
           out.insert(out.end(), part.begin(), part.end());
         }
       }
@@ -296,6 +279,42 @@ PluginCheckReport check_plugin(const fs::path &library, HostServices &host, cons
     });
     report.findings.insert(report.findings.end(), findings.begin(), findings.end());
   }
+  return report;
+}
+
+}  // namespace
+
+PluginCheckReport check_plugin(const fs::path &library, HostServices &host, const SchemaRegistry &schemas) {
+  PluginCheckReport report;
+  report.library = library;
+  if (Status st = inspect_library_file(library); !st) {
+    report.findings.push_back({"library file", "fail", st.error().message});
+    return report;
+  }
+  report.findings.push_back({"library file", "pass", "ELF shared library exporting " PB_ENTRY_SYMBOL});
+  // Everything that runs the library's code - its constructors included -
+  // runs in a child: a crash, hang or exit there is a finding, not our end.
+  // Each kind is isolated once more inside, with the same deadline, so the
+  // outer deadline leaves it room to report.
+  IsolatedOutcome outcome = run_isolated(
+      [&](const PhaseFn &phase) {
+        PluginCheckReport inner = check_in_child(library, host, schemas, phase);
+        return dump_safely({{"plugin", inner.plugin_id}, {"findings", findings_json(inner.findings)}});
+      },
+      plugin_inspection_timeout() + std::chrono::seconds(2));
+  if (!outcome.answered) {
+    std::string check = outcome.phase == "load" || outcome.phase == "negotiate" ? "negotiation" : outcome.phase;
+    report.findings.push_back({check, "fail", outcome.failure});
+    return report;
+  }
+  json answer = json::parse(outcome.answer, nullptr, false);
+  if (answer.is_discarded() || !answer.is_object()) {
+    report.findings.push_back({"check", "fail", "the child process checking the plugin gave no readable answer"});
+    return report;
+  }
+  report.plugin_id = answer.value("plugin", "");
+  auto found = findings_from_json(answer.value("findings", json::array()));
+  report.findings.insert(report.findings.end(), found.begin(), found.end());
   return report;
 }
 

@@ -1,6 +1,10 @@
 //===- plugin_info.cpp - plugin descriptors, manifests and their checks ---===//
 #include "plugin_info.hpp"
 
+#include <perfbound/sdk/input_file.hpp>
+
+#include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <fstream>
 #include <regex>
@@ -35,6 +39,32 @@ std::vector<std::string> PluginInfo::kind_names() const {
   std::vector<std::string> names;
   for (const KindInfo &k : kinds) names.push_back(k.name);
   return names;
+}
+
+namespace {
+/// "0", "-1", "600000", "1e-06", "2.5": whole numbers without a fraction.
+std::string number_text(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return std::to_string(static_cast<long long>(v));
+  return json(v).dump();
+}
+}  // namespace
+
+std::string ParamInfo::range_text() const {
+  std::string out;
+  if (minimum) out += std::string(minimum_exclusive ? "> " : ">= ") + number_text(*minimum);
+  if (maximum) out += std::string(out.empty() ? "" : " and ") + (maximum_exclusive ? "< " : "<= ") + number_text(*maximum);
+  return out;
+}
+
+std::string ParamInfo::range_problem(double value) const {
+  const std::string got = number_text(value);
+  if (!std::isfinite(value)) return "must be a finite number, got " + got;
+  bool ok = true;
+  if (minimum) ok = ok && (minimum_exclusive ? value > *minimum : value >= *minimum);
+  if (maximum) ok = ok && (maximum_exclusive ? value < *maximum : value <= *maximum);
+  return ok ? std::string() : "must be " + range_text() + ", got " + got;
 }
 
 const char *param_type_name(pb_param_type type) {
@@ -110,33 +140,21 @@ json kind_json(const KindInfo &k) {
             {"default", p.default_value},
             {"description", p.description}};
     pj["choices"] = p.choices ? *p.choices : json(nullptr);
+    // Only when declared, so manifests of plugins without ranges keep their form.
+    if (p.minimum) {
+      pj["minimum"] = *p.minimum;
+      if (p.minimum_exclusive) pj["minimum_exclusive"] = true;
+    }
+    if (p.maximum) {
+      pj["maximum"] = *p.maximum;
+      if (p.maximum_exclusive) pj["maximum_exclusive"] = true;
+    }
     j["params"].push_back(pj);
   }
   return j;
 }
 
-bool is_valid_utf8(std::string_view text) {
-  size_t idx = 0;
-  while (idx < text.size()) {
-    auto lead = static_cast<unsigned char>(text[idx]);
-    size_t extra = 0;
-    if (lead < 0x80)
-      extra = 0;
-    else if ((lead & 0xE0) == 0xC0 && lead >= 0xC2)
-      extra = 1;
-    else if ((lead & 0xF0) == 0xE0)
-      extra = 2;
-    else if ((lead & 0xF8) == 0xF0 && lead <= 0xF4)
-      extra = 3;
-    else
-      return false;
-    if (extra > 0 && idx + extra >= text.size()) return false;
-    for (size_t k = 1; k <= extra; ++k)
-      if ((static_cast<unsigned char>(text[idx + k]) & 0xC0) != 0x80) return false;
-    idx += extra + 1;
-  }
-  return true;
-}
+bool is_valid_utf8(std::string_view text) { return !pb::sdk::find_invalid_utf8(text); }
 
 /// Reads a C string from plugin memory, refusing NULL, over-long or invalid
 /// UTF-8 strings.
@@ -222,6 +240,38 @@ void describe_ports(const pb_port *const *ports, uint32_t count, const std::stri
   }
 }
 
+/// ABI 1.2: pb_param.minimum_json / maximum_json and the exclusive flags.
+void describe_range(const pb_param &p, const std::string &at, ParamInfo &info, std::vector<std::string> &violations) {
+  auto bound = [&](const char *text, const char *field) -> std::optional<double> {
+    auto s = read_string(text, at + "." + field, true, violations);
+    if (!s) return std::nullopt;
+    json parsed = json::parse(*s, nullptr, false);
+    if (parsed.is_discarded() || !parsed.is_number() || !std::isfinite(parsed.get<double>())) {
+      violations.push_back(at + ": " + field + " must be a finite JSON number, got " + *s);
+      return std::nullopt;
+    }
+    return parsed.get<double>();
+  };
+  info.minimum = bound(p.minimum_json, "minimum_json");
+  info.maximum = bound(p.maximum_json, "maximum_json");
+  info.minimum_exclusive = info.minimum && (p.flags & PB_PARAM_MIN_EXCLUSIVE) != 0;
+  info.maximum_exclusive = info.maximum && (p.flags & PB_PARAM_MAX_EXCLUSIVE) != 0;
+  if (!info.minimum && !info.maximum) return;
+  if (info.type != PB_PARAM_INT && info.type != PB_PARAM_FLOAT) {
+    violations.push_back(at + ": a range (minimum_json/maximum_json) is only meaningful on an int or float parameter");
+    return;
+  }
+  if (info.minimum && info.maximum &&
+      (*info.minimum > *info.maximum || (*info.minimum == *info.maximum && (info.minimum_exclusive || info.maximum_exclusive)))) {
+    violations.push_back(at + ": the range " + info.range_text() + " is empty");
+    return;
+  }
+  if (!info.required && info.default_value.is_number()) {
+    std::string problem = info.range_problem(info.default_value.get<double>());
+    if (!problem.empty()) violations.push_back(at + ": the default " + problem);
+  }
+}
+
 void describe_params(const pb_param *const *params, uint32_t count, const std::string &where,
                      std::vector<ParamInfo> &out, std::vector<std::string> &violations) {
   if (count > 0 && params == nullptr) {
@@ -287,6 +337,7 @@ void describe_params(const pb_param *const *params, uint32_t count, const std::s
       }
     }
     info.description = read_string(p->description, at + ".description", true, violations).value_or("");
+    if (p->struct_size >= offsetof(pb_param, maximum_json) + sizeof(p->maximum_json)) describe_range(*p, at, info, violations);
     out.push_back(std::move(info));
   }
 }
@@ -438,7 +489,7 @@ std::optional<PortInfo> port_from_json(const json &j, std::string &err) {
     else if (f == "multi")
       p.flags |= PB_PORT_MULTI;
     else {
-      err = "unknown port flag " + f.dump();
+      err = "unknown port flag " + f.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       return std::nullopt;
     }
   }
@@ -447,20 +498,9 @@ std::optional<PortInfo> port_from_json(const json &j, std::string &err) {
 
 }  // namespace
 
-Expected<PluginInfo> read_manifest(const std::filesystem::path &manifest_path) {
-  std::ifstream in(manifest_path);
-  if (!in) return make_error(manifest_path.string() + ": cannot open manifest");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  json m = json::parse(buffer.str(), nullptr, false);
-  const std::string where = manifest_path.string();
-  if (m.is_discarded() || !m.is_object()) return make_error(where + ": manifest is not valid JSON");
-  if (m.value("manifest_format", 0u) != PB_MANIFEST_FORMAT_VERSION)
-    return make_error(where + ": unsupported manifest_format " + m.value("manifest_format", json(nullptr)).dump() +
-                      " (this perfbound reads format " + std::to_string(PB_MANIFEST_FORMAT_VERSION) + ")");
+Expected<PluginInfo> plugin_info_from_json(const json &p, const std::string &where) {
   try {
     PluginInfo info;
-    const json &p = m.at("plugin");
     info.id = p.at("id").get<std::string>();
     if (!is_valid_plugin_id(info.id)) return make_error(where + ": invalid plugin id '" + info.id + "'");
     info.name = p.value("name", "");
@@ -494,6 +534,10 @@ Expected<PluginInfo> read_manifest(const std::filesystem::path &manifest_path) {
         par.default_value = pj.value("default", json(nullptr));
         if (pj.contains("choices") && !pj.at("choices").is_null()) par.choices = pj.at("choices");
         par.description = pj.value("description", "");
+        if (pj.contains("minimum")) par.minimum = pj.at("minimum").get<double>();
+        if (pj.contains("maximum")) par.maximum = pj.at("maximum").get<double>();
+        par.minimum_exclusive = par.minimum && pj.value("minimum_exclusive", false);
+        par.maximum_exclusive = par.maximum && pj.value("maximum_exclusive", false);
         k.params.push_back(std::move(par));
       }
       info.kinds.push_back(std::move(k));
@@ -501,6 +545,26 @@ Expected<PluginInfo> read_manifest(const std::filesystem::path &manifest_path) {
     for (const json &cj : p.value("commands", json::array()))
       info.commands.push_back({cj.at("name").get<std::string>(), cj.value("summary", "")});
     for (const json &e : p.value("extensions", json::array())) info.extensions.push_back(e.get<std::string>());
+    return info;
+  } catch (const json::exception &e) {
+    return make_error(where + ": malformed plugin description: " + e.what());
+  }
+}
+
+Expected<PluginInfo> read_manifest(const std::filesystem::path &manifest_path) {
+  std::string error;
+  auto text = pb::sdk::read_text_input_file(manifest_path, pb::sdk::kMaxConfigFileBytes, error);
+  if (!text) return make_error(error);
+  json m = json::parse(*text, nullptr, false);
+  const std::string where = manifest_path.string();
+  if (m.is_discarded() || !m.is_object()) return make_error(where + ": manifest is not valid JSON");
+  if (m.value("manifest_format", 0u) != PB_MANIFEST_FORMAT_VERSION)
+    return make_error(where + ": unsupported manifest_format " + m.value("manifest_format", json(nullptr)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                      " (this perfbound reads format " + std::to_string(PB_MANIFEST_FORMAT_VERSION) + ")");
+  auto described = plugin_info_from_json(m.contains("plugin") ? m.at("plugin") : json(nullptr), where);
+  if (!described) return described.error();
+  try {
+    PluginInfo info = std::move(*described);
     std::string lib = m.at("library").get<std::string>();
     if (lib.find('/') != std::string::npos)
       return make_error(where + ": 'library' must be a file name in the manifest's directory, not a path");

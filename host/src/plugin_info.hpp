@@ -42,6 +42,17 @@ struct ParamInfo {
   json default_value;                 // null when required
   std::optional<json> choices;        // JSON array
   std::string description;
+  // ABI 1.2: the meaningful range of an int or float parameter.
+  std::optional<double> minimum;
+  std::optional<double> maximum;
+  bool minimum_exclusive = false;
+  bool maximum_exclusive = false;
+
+  /// "" when `value` (a number) lies in the range; else why not, e.g.
+  /// "must be > 0 and <= 1024, got 0". NaN and infinity never lie in it.
+  [[nodiscard]] std::string range_problem(double value) const;
+  /// "> 0 and <= 1024" (or "" without a range).
+  [[nodiscard]] std::string range_text() const;
 };
 
 struct KindInfo {
@@ -95,6 +106,9 @@ bool param_value_matches(pb_param_type type, const json &value);
 
 /// Well-known extension ids the host probes and records in manifests.
 const std::vector<std::string> &known_extension_ids();
+
+/// Builds a PluginInfo from a descriptor_json() object (no file locations).
+Expected<PluginInfo> plugin_info_from_json(const json &descriptor, const std::string &where);
 
 /// Reads and checks a manifest file. The library path is resolved relative
 /// to the manifest's directory.

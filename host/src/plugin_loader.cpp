@@ -11,6 +11,7 @@
 #include <boost/dll/shared_library.hpp>
 
 #include "elf_symbols.hpp"
+#include "isolate.hpp"
 #include "sha256.hpp"
 
 namespace perfbound {
@@ -93,6 +94,10 @@ Expected<LoadedLibrary::OpenResult> LoadedLibrary::open(const fs::path &path, Ho
   const std::string where = path.string();
   if (Status st = inspect_library_file(path); !st) return st.error();
 
+  auto phase = [&](const char *name) {
+    if (options.on_phase) options.on_phase(name);
+  };
+  phase("load");
   auto handle = std::make_unique<Handle>();
   try {
     handle->library.load(path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
@@ -114,6 +119,7 @@ Expected<LoadedLibrary::OpenResult> LoadedLibrary::open(const fs::path &path, Ho
 
   pb_status status = PB_ERR_INTERNAL;
   std::string logged;
+  phase("negotiate");
   {
     CallScope scope("plugin library '" + path.filename().string() + "' negotiate");
     status = negotiate(&request, &response);
@@ -133,6 +139,7 @@ Expected<LoadedLibrary::OpenResult> LoadedLibrary::open(const fs::path &path, Ho
   if (response.abi_major == 0)
     return make_error(where + ": negotiation answered PB_OK without an ABI version");
 
+  phase("describe");
   DescribeResult described = describe_plugin(response.plugin, response.abi_major, response.abi_minor);
   if (!described.violations.empty() && !options.keep_violations) {
     std::string msg = where + ": plugin descriptor breaks the ABI rules: " + described.violations.front();
@@ -149,6 +156,41 @@ Expected<LoadedLibrary::OpenResult> LoadedLibrary::open(const fs::path &path, Ho
   OpenResult result;
   result.library = std::move(lib);
   result.violations = std::move(described.violations);
+  return result;
+}
+
+Expected<ProbeResult> probe_library(const fs::path &path, HostServices &host, bool keep_violations) {
+  const std::string where = path.string();
+  // The cheap checks read the file only; no need for a child.
+  if (Status st = inspect_library_file(path); !st) return st.error();
+  IsolatedOutcome outcome = run_isolated(
+      [&](const PhaseFn &phase) {
+        LoadedLibrary::OpenOptions options;
+        options.keep_violations = keep_violations;
+        options.on_phase = phase;
+        auto opened = LoadedLibrary::open(path, host, options);
+        if (!opened) return json{{"error", opened.error().message}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        phase("report");
+        return json{{"plugin", opened->library->info().descriptor_json()}, {"violations", opened->violations}}.dump(
+            -1, ' ', false, json::error_handler_t::replace);
+      },
+      plugin_inspection_timeout());
+  if (!outcome.answered) return make_error(where + ": " + outcome.failure);
+  json answer = json::parse(outcome.answer, nullptr, false);
+  if (answer.is_discarded() || !answer.is_object())
+    return make_error(where + ": the child process inspecting the plugin gave no readable answer");
+  if (answer.contains("error")) return make_error(answer.at("error").get<std::string>());
+  ProbeResult result;
+  for (const json &v : answer.value("violations", json::array()))
+    if (v.is_string()) result.violations.push_back(v.get<std::string>());
+  auto info = plugin_info_from_json(answer.value("plugin", json(nullptr)), where);
+  // A descriptor that breaks the rules may not even describe itself; the
+  // violations say why.
+  if (!info && keep_violations && !result.violations.empty()) return result;
+  if (!info) return info.error();
+  result.info = std::move(*info);
+  result.info.library = fs::absolute(path).lexically_normal();
+  result.info.described_by = "library";
   return result;
 }
 
@@ -220,13 +262,12 @@ void PluginRegistry::scan_dir(const SearchDir &dir) {
   }
   for (const fs::path &lib : libraries) {
     if (covered.count(fs::absolute(lib).lexically_normal()) != 0) continue;
-    auto opened = LoadedLibrary::open(lib, host_, {});
-    if (!opened) {
-      refusals_.push_back({lib, opened.error().message});
+    auto probed = probe_library(lib, host_, false);
+    if (!probed) {
+      refusals_.push_back({lib, probed.error().message});
       continue;
     }
-    PluginInfo info = opened->library->info();
-    add(std::move(info), std::move(opened->library));
+    add(std::move(probed->info), nullptr);
   }
 }
 
@@ -274,7 +315,12 @@ std::vector<std::string> PluginRegistry::loaded_ids() const {
 
 Expected<LoadedLibrary *> PluginRegistry::load(std::string_view id) {
   const PluginInfo *info = find(id);
-  if (info == nullptr) return make_error("unknown plugin '" + std::string(id) + "'");
+  if (info == nullptr) {
+    std::string searched;
+    for (const SearchDir &d : dirs_) searched += (searched.empty() ? "" : ", ") + d.path.string() + " (" + d.origin + ")";
+    return make_error("unknown plugin '" + std::string(id) + "'; searched " + (searched.empty() ? "no directory" : searched) +
+                      " (add a directory with --plugin-path DIR or PERFBOUND_PLUGIN_PATH)");
+  }
   LoadedLibrary *lib = nullptr;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -285,9 +331,11 @@ Expected<LoadedLibrary *> PluginRegistry::load(std::string_view id) {
     auto opened = LoadedLibrary::open(info->library, host_, {});
     if (!opened) return opened.error();
     const PluginInfo &live = opened->library->info();
-    if (info->described_by == "manifest") {
+    {
       json want = info->descriptor_json();
       json got = live.descriptor_json();
+      if (want != got && info->described_by != "manifest")
+        return make_error(info->library.string() + ": the library changed since it was inspected at discovery; refusing to load it");
       if (want != got) {
         json patch = json::diff(want, got);
         std::string first = patch.empty() ? std::string("?") : patch.front().value("path", "?");

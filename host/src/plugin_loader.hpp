@@ -3,15 +3,18 @@
 // Discovery looks only in explicit directories, in this order:
 //   1. every --plugin-path given on the command line,
 //   2. every entry of PERFBOUND_PLUGIN_PATH (colon-separated),
-//   3. the directory of the pipeline file being run,
-//   4. the plugin directory of this build or installation
+//   3. the plugin directory of this build or installation
 //      (<exe>/../lib/perfbound/plugins).
-// Never the current directory. The first plugin with a given id wins; later
-// ones are reported as shadowed.
+// Never the current directory, never the folder of a pipeline or an input:
+// running a pipeline from a downloaded folder must not execute a library
+// that sits beside it. The first plugin with a given id wins; later ones are
+// reported as shadowed.
 //
 // A library with a manifest next to it (<lib>.pbplugin.json) is described
 // from the manifest and not loaded until a pipeline node or command needs it.
-// A library without one is loaded at discovery to read its descriptor.
+// A library without one is probed in a child process (isolate.hpp) to read
+// its descriptor; a crash, hang or exit there refuses the library and the
+// host goes on. Only a library a node or command needs is loaded in-process.
 // A refused library (not ELF, no entry symbol, ABI mismatch, a descriptor
 // that breaks the rules, a stale manifest) is reported with its path and the
 // reason and does not stop the others.
@@ -21,6 +24,7 @@
 #define PERFBOUND_HOST_PLUGIN_LOADER_HPP
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -35,7 +39,7 @@ namespace perfbound {
 
 struct SearchDir {
   std::filesystem::path path;
-  std::string origin;  // "--plugin-path", "PERFBOUND_PLUGIN_PATH", "pipeline directory", "built-in"
+  std::string origin;  // "--plugin-path", "PERFBOUND_PLUGIN_PATH", "built-in"
 };
 
 struct Refusal {
@@ -67,6 +71,8 @@ class LoadedLibrary {
   struct OpenOptions {
     /// Collect every descriptor violation instead of refusing (the checker).
     bool keep_violations = false;
+    /// Told each phase ("load", "negotiate", "describe") before it starts.
+    std::function<void(const std::string &)> on_phase;
   };
   struct OpenResult {
     std::unique_ptr<LoadedLibrary> library;
@@ -85,6 +91,19 @@ class LoadedLibrary {
   mutable nlohmann::json identity_;
   mutable std::once_flag identity_once_;
 };
+
+/// What a child process learnt from a library: its description (library
+/// path set, described_by "library") and, with keep_violations, every
+/// descriptor violation.
+struct ProbeResult {
+  PluginInfo info;
+  std::vector<std::string> violations;
+};
+/// Opens, negotiates and describes `path` in a child process with a deadline
+/// per phase (plugin_inspection_timeout()); the host never maps the library.
+/// A crash, hang or exit is an error such as "LIB: plugin crashed with
+/// SIGSEGV during negotiate".
+Expected<ProbeResult> probe_library(const std::filesystem::path &path, HostServices &host, bool keep_violations);
 
 /// Checks the cheap things (exists, ELF, exports the entry symbol) without
 /// running any of the library's code.

@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include <perfbound/sdk/input_file.hpp>
 #include <toml++/toml.h>
 
 #include "suggest.hpp"
@@ -439,7 +440,7 @@ class ProfileChecker {
     if (format == nullptr || !format->is_number_integer())
       top_error("missing 'format = 1' at the top of the profile");
     else if (format->get<int64_t>() != kProfileFormatVersion)
-      top_error("unsupported profile format " + format->dump() + "; this perfbound reads format " +
+      top_error("unsupported profile format " + format->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "; this perfbound reads format " +
                 std::to_string(kProfileFormatVersion));
     const json *name = lookup(doc_, "name");
     if (name == nullptr || !name->is_string() || name->get<std::string>().empty()) top_error("missing key 'name'");
@@ -527,7 +528,7 @@ class ProfileChecker {
         continue;
       }
       for (const json &core : (*p)["cores"])
-        if (core != "aic" && core != "aiv") top_error("key 'pipes." + pipe + ".cores': unknown core type " + core.dump() + " (aic or aiv)");
+        if (core != "aic" && core != "aiv") top_error("key 'pipes." + pipe + ".cores': unknown core type " + core.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + " (aic or aiv)");
     }
   }
 
@@ -579,12 +580,23 @@ class ProfileChecker {
   Diagnostics &diags_;
 };
 
-std::optional<std::string> read_text(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+/// Reads a profile's text file within the limits (regular file, size,
+/// UTF-8), reporting a problem at `loc` (or at the bad byte).
+std::optional<std::string> read_text(const fs::path &path, const SourceLoc &loc, const std::string &what, Diagnostics &diags) {
+  std::string error;
+  auto text = pb::sdk::read_input_file(path, pb::sdk::kMaxConfigFileBytes, error);
+  if (!text) {
+    if (error == "no such file")
+      diags.error(loc, "", what + "'" + path.string() + "' does not exist");
+    else
+      diags.error(loc, "", what + "'" + path.string() + "': " + error);
+    return std::nullopt;
+  }
+  if (auto bad = pb::sdk::find_invalid_utf8(*text)) {
+    diags.error({path.string(), bad->line, bad->column}, "", pb::sdk::describe_utf8_error(*bad));
+    return std::nullopt;
+  }
+  return text;
 }
 
 }  // namespace
@@ -606,10 +618,12 @@ ProfileLoad load_profile(const fs::path &dir) {
     result.diagnostics.error({where, 0, 0}, "", "missing profile.toml in the profile directory");
     return result;
   }
+  auto profile_text = read_text(file, {where, 0, 0}, "", result.diagnostics);
+  if (!profile_text) return result;
   result.files.push_back(file);
   toml::table root;
   try {
-    root = toml::parse_file(file.string());
+    root = toml::parse(*profile_text, file.string());
   } catch (const toml::parse_error &err) {
     result.diagnostics.error({where, err.source().begin.line, err.source().begin.column}, "",
                              std::string("TOML syntax error: ") + std::string(err.description()));
@@ -629,10 +643,8 @@ ProfileLoad load_profile(const fs::path &dir) {
       result.diagnostics.error(cal_loc, "", "key 'calibration_file': must be a file name");
     } else {
       fs::path cal_path = dir / cal->get<std::string>();
-      std::optional<std::string> text = read_text(cal_path);
-      if (!text) {
-        result.diagnostics.error(cal_loc, "", "key 'calibration_file': '" + cal_path.string() + "' does not exist");
-      } else {
+      std::optional<std::string> text = read_text(cal_path, cal_loc, "key 'calibration_file': ", result.diagnostics);
+      if (text) {
         result.files.push_back(cal_path);
         json calibration;
         try {
@@ -744,7 +756,7 @@ std::string render_profile_table(const json &doc) {
     out += "\nMMAD fractals (m x k x n)\n";
     cells.clear();
     for (const auto &[dtype, f] : fractal->items())
-      cells.push_back({dtype, f.value("m", json()).dump() + " x " + f.value("k", json()).dump() + " x " + f.value("n", json()).dump(),
+      cells.push_back({dtype, f.value("m", json()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + " x " + f.value("k", json()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + " x " + f.value("n", json()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
                        f.value("source", std::string())});
     out += table({"dtype", "fractal", "source"}, cells);
   }
@@ -778,7 +790,7 @@ std::string render_profile_table(const json &doc) {
              human_quantity(c["ci95"]["high"].get<double>(), spec->dimension);
       std::string files;
       for (const json &s : c.value("sources", json::array())) files += (files.empty() ? "" : ", ") + s.value("file", std::string());
-      cells.push_back({id, value, c.value("kind", std::string()), ci, c.contains("n") ? c["n"].dump() : "", files});
+      cells.push_back({id, value, c.value("kind", std::string()), ci, c.contains("n") ? c["n"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : "", files});
     }
     out += table({"constant", "value", "kind", "95% CI (median)", "n", "source"}, cells);
   }

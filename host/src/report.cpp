@@ -23,7 +23,7 @@ std::string scalar_text(const json &v) {
     std::snprintf(buf, sizeof(buf), "%.6g", v.get<double>());
     return buf;
   }
-  return v.dump();
+  return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 bool is_scalar(const json &v) { return !v.is_object() && !v.is_array(); }
@@ -187,7 +187,7 @@ std::string render_document(const Document &doc, const std::string &producer_plu
 }
 
 std::string render_report(const RunResult &result, const std::string &format, PluginRegistry &plugins) {
-  if (format == "json") return result.to_json().dump(2) + "\n";
+  if (format == "json") return result.to_json().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   if (format == "html") return render_html_report(result, plugins);
   if (format == "trace") return render_trace_report(result, plugins);
   const bool md = format == "md";
@@ -241,14 +241,14 @@ std::string render_report(const RunResult &result, const std::string &format, Pl
       for (const json &p : prov.value("plugins", json::array()))
         os << "- plugin `" << p.value("id", "") << "` " << p.value("version", "") << " (ABI " << p.value("abi", "") << ")\n";
       for (const json &i : prov.value("inputs", json::array()))
-        os << "- input `" << i.value("name", "") << "`: " << i.value("path", i.contains("value") ? i["value"].dump() : "")
+        os << "- input `" << i.value("name", "") << "`: " << i.value("path", i.contains("value") ? i["value"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : "")
            << (i.contains("sha256") ? " sha256 " + i["sha256"].get<std::string>().substr(0, 12) : "") << "\n";
     } else {
       os << "\n-- provenance --\n  " << line << "\n";
       for (const json &p : prov.value("plugins", json::array()))
         os << "  plugin " << p.value("id", "") << " " << p.value("version", "") << " (ABI " << p.value("abi", "") << ")\n";
       for (const json &i : prov.value("inputs", json::array()))
-        os << "  input " << i.value("name", "") << ": " << i.value("path", i.contains("value") ? i["value"].dump() : "")
+        os << "  input " << i.value("name", "") << ": " << i.value("path", i.contains("value") ? i["value"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : "")
            << (i.contains("sha256") ? "  sha256:" + i["sha256"].get<std::string>().substr(0, 12) : "") << "\n";
     }
   }

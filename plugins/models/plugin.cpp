@@ -221,7 +221,7 @@ pb::sdk::PluginSpec describe() {
   spec.kinds.push_back(pb::sdk::kind<ComponentFloor>(
       "component_floor", "Busiest core's busy time per component (cube, vector, scalar, MTE1-3, FIXPIPE) (DSL or HIVM)",
       term_inputs(true), term_output(),
-      {pb::sdk::param("issue_per_cycle", PB_PARAM_FLOAT, 1.0, "instructions the scalar unit issues per cycle")}));
+      {pb::sdk::param("issue_per_cycle", PB_PARAM_FLOAT, 1.0, "instructions the scalar unit issues per cycle").at_least(0.01).at_most(64)}));
   spec.kinds.push_back(pb::sdk::kind<Memory>(
       "memory", "GM traffic at the occupancy-aware HBM bandwidth with packet efficiency (DSL or HIVM tier)",
       term_inputs(true), term_output(),
@@ -239,7 +239,7 @@ pb::sdk::PluginSpec describe() {
                       "cycles per mandatory cross-core handoff (diagnostic); null = calibration mandatory_handoff_intercept")}));
   spec.kinds.push_back(pb::sdk::kind<IssueFloor>(
       "issue_floor", "Instructions issued per core by its scalar unit (HIVM)", term_inputs(false), term_output(),
-      {pb::sdk::param("issue_per_cycle", PB_PARAM_FLOAT, 1.0, "instructions the scalar unit issues per cycle"),
+      {pb::sdk::param("issue_per_cycle", PB_PARAM_FLOAT, 1.0, "instructions the scalar unit issues per cycle").at_least(0.01).at_most(64),
        pb::sdk::choice_param("instruction_count", "guaranteed", {"guaranteed", "as_written"},
                              "guaranteed: only instructions the backend cannot remove (strict); as_written: every IR op (argued)")}));
   spec.kinds.push_back(pb::sdk::kind<Combiner>(

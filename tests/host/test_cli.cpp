@@ -40,7 +40,11 @@ TEST_CASE("golden lint messages: cycle, unknown key, type mismatch, missing inpu
     INFO("pipeline " << name);
     auto r = run_cli(concat(plugin_args({"good", "throwing"}), {"lint", std::string(name) + ".toml"}), pipelines());
     CHECK(r.code == 3);
-    CHECK(r.out == pbtest::read_file(pipelines() / (std::string(name) + ".expected")));
+    // The search path differs per build tree; the golden file says <plugins>.
+    std::string out = r.out;
+    const std::string root = pbtest::plugin_dir("").string();
+    for (size_t at = out.find(root); at != std::string::npos; at = out.find(root, at)) out.replace(at, root.size(), "<plugins>/");
+    CHECK(out == pbtest::read_file(pipelines() / (std::string(name) + ".expected")));
   }
 }
 
@@ -177,11 +181,11 @@ TEST_CASE("plugin check passes a good plugin and reports every violation of bad 
   auto bad = run_cli({"--no-builtin-plugins", "plugin", "check", (pbtest::plugin_dir("bad_descriptor") / "libpbtest_bad_descriptor.so").string()});
   CHECK(bad.code == 1);
   CHECK(bad.out.find("[fail] descriptor: kind 'Broken-Kind': run is NULL") != std::string::npos);
-  CHECK(bad.out.find("9 violation(s)") != std::string::npos);
+  CHECK(bad.out.find("12 violation(s)") != std::string::npos);
 
   auto crashing = run_cli({"--no-builtin-plugins", "plugin", "check", (pbtest::plugin_dir("misbehaving") / "libpbtest_misbehaving.so").string()});
   CHECK(crashing.code == 1);
-  CHECK(crashing.out.find("[fail] kind 'crash': the plugin crashed with signal 11") != std::string::npos);
+  CHECK(crashing.out.find("[fail] kind 'crash': plugin crashed with SIGSEGV during kind 'crash' without inputs run") != std::string::npos);
   CHECK(crashing.out.find("[fail] kind 'malformed' without inputs output 'out': is not valid JSON") != std::string::npos);
   CHECK(crashing.out.find("set_output called twice for port 'out'") != std::string::npos);
 
@@ -211,12 +215,73 @@ TEST_CASE("PERFBOUND_PLUGIN_PATH is searched; the current directory is not") {
   CHECK(cwd_only.out.find("unknown plugin 'perfbound_test.good'") != std::string::npos);
 }
 
-TEST_CASE("plugins next to the pipeline file are found") {
+TEST_CASE("a library beside a pipeline file is never loaded; the message lists the search path") {
   pbtest::TempDir dir;
+  // The good plugin's library (and its manifest) beside the pipeline: not found.
   for (const auto &entry : fs::directory_iterator(pbtest::plugin_dir("good"))) fs::copy_file(entry.path(), dir / entry.path().filename().string());
+  // A library that would end the process with exit(0) if anything ran it.
+  fs::copy_file(pbtest::plugin_dir("hostile_exit") / "libpbtest_hostile_exit.so", dir / "libpbtest_hostile_exit.so");
   fs::copy_file(pipelines() / "sum.toml", dir / "sum.toml");
-  auto r = run_cli({"--no-builtin-plugins", "run", (dir / "sum.toml").string(), "--format", "json"});
-  CHECK(r.code == 0);
+  auto r = run_cli({"--no-builtin-plugins", "--plugin-path", pbtest::plugin_dir("throwing").string(), "run", (dir / "sum.toml").string(),
+                    "--format", "json"});
+  const std::string said = r.out + r.err;
+  INFO(said);
+  CHECK(r.code == 3);
+  CHECK(said.find("unknown plugin 'perfbound_test.good'") != std::string::npos);
+  CHECK(said.find("searched " + pbtest::plugin_dir("throwing").string() + " (--plugin-path)") != std::string::npos);
+  CHECK(said.find("add a directory with --plugin-path DIR or PERFBOUND_PLUGIN_PATH") != std::string::npos);
+  CHECK(said.find(dir.path().string() + " (") == std::string::npos);
+  // Named explicitly, the same folder works.
+  fs::remove(dir / "libpbtest_hostile_exit.so");
+  auto explicit_path = run_cli({"--no-builtin-plugins", "--plugin-path", dir.path().string(), "run", (dir / "sum.toml").string()});
+  CHECK(explicit_path.code == 0);
+}
+
+TEST_CASE("hostile libraries on the search path: plugins, plugin check, plugin manifest and run report them and go on") {
+  const std::map<std::string, std::string> fast = {{"PERFBOUND_PLUGIN_TIMEOUT", "1"}};
+  struct Case {
+    const char *dir;
+    const char *message;
+  };
+  const Case cases[] = {
+      {"hostile_segv", "plugin crashed with SIGSEGV during load"},
+      {"hostile_abort", "plugin crashed with SIGABRT during load"},
+      {"hostile_spin", "plugin timed out after 1 s during load and was killed"},
+      {"hostile_exit", "plugin called exit(0) during load"},
+      {"hostile_negotiate_segv", "plugin crashed with SIGSEGV during negotiate"},
+      {"hostile_wild", "plugin crashed with SIGSEGV during describe"},
+  };
+  std::vector<std::string> all = {"--no-builtin-plugins", "--plugin-path", pbtest::plugin_dir("good").string()};
+  for (const Case &c : cases) {
+    all.emplace_back("--plugin-path");
+    all.push_back(pbtest::plugin_dir(c.dir).string());
+  }
+  auto listed = run_cli(concat(all, {"plugins"}), {}, fast);
+  INFO(listed.out << listed.err);
+  CHECK(listed.code == 0);
+  CHECK(listed.out.find("perfbound_test.good 1.2.3") != std::string::npos);
+  for (const Case &c : cases) {
+    std::string lib = (pbtest::plugin_dir(c.dir) / ("libpbtest_" + std::string(c.dir) + ".so")).string();
+    INFO("library " << lib);
+    CHECK(listed.out.find("refused: " + lib + ": " + c.message) != std::string::npos);
+
+    auto checked = run_cli({"--no-builtin-plugins", "plugin", "check", lib}, {}, fast);
+    CHECK(checked.code == 3);
+    // The check's own deadline leaves each kind's inner check 2 s to report.
+    std::string check_message = c.message;
+    if (check_message.find("after 1 s") != std::string::npos) check_message.replace(check_message.find("after 1 s"), 9, "after 3 s");
+    CHECK(checked.out.find(check_message) != std::string::npos);
+
+    pbtest::TempDir out;
+    auto manifest = run_cli({"--no-builtin-plugins", "plugin", "manifest", lib, "-o", (out / "m.json").string()}, {}, fast);
+    CHECK(manifest.code == 3);
+    CHECK(manifest.err == "perfbound: " + lib + ": " + c.message + "\n");
+    CHECK_FALSE(fs::exists(out / "m.json"));
+  }
+  // A run needs only the good plugin; the hostile ones cost a warning each.
+  auto run = run_cli(concat(all, {"run", (pipelines() / "sum.toml").string(), "--format", "json"}), {}, fast);
+  CHECK(run.code == 0);
+  CHECK(json::parse(run.out)["outputs"]["total"]["value"] == 21.0);
 }
 
 TEST_CASE("plugin commands reach the host extensions: profile, plugins, pipeline") {
@@ -225,4 +290,59 @@ TEST_CASE("plugin commands reach the host extensions: profile, plugins, pipeline
   CHECK(r.code == 0);
   // 910B3 has 40 vector cores; sum.toml with b.value=1 gives (2 + 1) * 3.
   CHECK(r.out == "aiv=40.0\nrender:perfbound_test.good\npipeline=ok total=9.0 status=0\n");
+}
+
+TEST_CASE("perfbound sweep: backwards and oversized ranges are refused, --max-configs samples, SIGTERM ends with 130") {
+  pbtest::TempDir tmp;
+  auto facts = run_cli({"run", (pbtest::source_dir() / "pipelines" / "bound_dsl.toml").string(), "--set",
+                        "ttir=" + (pbtest::source_dir() / "examples" / "kernels" / "vector_add" / "vector_add.ttir.mlir").string(),
+                        "--set", "launch={grid=[8192,1,1],args={n_elements=16777216}}", "--out", (tmp / "out").string()});
+  REQUIRE_MESSAGE(facts.code == 0, facts.err);
+  const std::string dsl = (tmp / "out" / "facts.json").string();
+  auto sweep = [&](const std::string &name, const std::string &spec, std::vector<std::string> extra = {}) {
+    pbtest::write_file(tmp / name, spec);
+    std::vector<std::string> args = {"sweep", "--dsl", dsl, "--configs", (tmp / name).string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_cli(args);
+  };
+  auto back = sweep("back.json", R"({"args":{"n_elements":{"from":16,"to":1}}})");
+  CHECK(back.code == 3);
+  CHECK(back.err.find("back.json.args.n_elements: the range runs backwards (from 16 > to 1)") != std::string::npos);
+  auto huge = sweep("huge.json", R"({"args":{"n_elements":{"from":1,"to":1e18}}})");
+  CHECK(huge.code == 3);
+  CHECK(huge.err.find("huge.json.args.n_elements: the range has 1e+18 values") != std::string::npos);
+  auto many = sweep("many.json", R"({"args":{"n_elements":{"from":1,"to":1e7}},"grid":{"x":{"from":1,"to":100}}})");
+  CHECK(many.code == 3);
+  CHECK(many.err.find("the spec expands to 1000000000.0 configurations, more than the limit of 1000000; narrow the ranges or "
+                      "evaluate an even sample with --max-configs N") != std::string::npos);
+  auto sampled = sweep("many.json", R"({"args":{"n_elements":{"from":1,"to":1e7}},"grid":{"x":{"from":1,"to":100}}})",
+                       {"--max-configs", "500"});
+  REQUIRE(sampled.code == 0);
+  CHECK(json::parse(sampled.out)["summary"]["evaluated"] == 500);
+  auto zero = sweep("zero.json", R"J({"args":{"n_elements":[1024,2048]},"grid_from":{"x":"cdiv(n_elements, n_elements - 1024)"}})J");
+  CHECK(zero.code == 3);
+  CHECK(zero.err.find("zero.json.grid_from.x: 'cdiv(n_elements, n_elements - 1024)' is not a finite number at n_elements = 1024") !=
+        std::string::npos);
+
+  // A million configurations take seconds to render; SIGTERM ends it with 130.
+  pbtest::write_file(tmp / "million.json", R"({"args":{"n_elements":{"from":1,"to":1e6}}})");
+  std::string exe = PB_PERFBOUND_EXE;
+  std::vector<std::string> args = {"sweep", "--dsl", dsl, "--configs", (tmp / "million.json").string()};
+  pid_t pid = fork();
+  if (pid == 0) {
+    std::vector<char *> argv{const_cast<char *>(exe.c_str())};
+    for (std::string &a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    if (freopen((tmp / "stderr").c_str(), "w", stderr) == nullptr || freopen("/dev/null", "w", stdout) == nullptr) _exit(126);
+    setenv("PERFBOUND_PLUGIN_PATH", "", 1);
+    execv(exe.c_str(), argv.data());
+    _exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+  CHECK(pbtest::read_file(tmp / "stderr").find("perfbound sweep: sweep interrupted") != std::string::npos);
 }

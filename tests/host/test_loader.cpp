@@ -1,6 +1,9 @@
 //===- test_loader.cpp - the ABI contract, proven with real libraries -----===//
 #include <doctest/doctest.h>
 
+#include <chrono>
+#include <cstdlib>
+
 #include "plugin_loader.hpp"
 #include "support/test_support.hpp"
 
@@ -111,6 +114,9 @@ TEST_CASE("a descriptor that breaks the rules is refused; every violation is col
       "kind 'Broken-Kind' params 'level': default_json is not valid JSON: {not json",
       "kind 'Broken-Kind' inputs 'y': an input of one_of group 'tier' must carry PB_PORT_OPTIONAL",
       "kind 'Broken-Kind' outputs 'out': one_of 'tier' on an output (groups of alternatives are for inputs)",
+      "kind 'Broken-Kind' params 'rate': the range >= 2 and <= 1 is empty",
+      "kind 'Broken-Kind' params 'label': a range (minimum_json/maximum_json) is only meaningful on an int or float parameter",
+      "kind 'Broken-Kind' params 'issue': the default must be > 0, got 0",
   };
   for (const std::string &e : expected) {
     INFO("expected violation: " << e);
@@ -134,14 +140,20 @@ TEST_CASE("discovery is lazy, reports refusals without stopping, and honours sea
   CHECK(reg.refusals()[0].reason == (junk / "libjunk.so").string() + ": not an ELF file");
   CHECK(reg.refusals()[1].reason.find("built for perfbound plugin ABI 2.0") != std::string::npos);
   // Plugins with a manifest were described without loading their code; the
-  // one without a manifest had to be loaded to be described.
+  // one without a manifest was described by a child process: the host has
+  // loaded nothing yet.
   CHECK(reg.find("perfbound_test.good")->described_by == "manifest");
   CHECK(reg.find("perfbound_test.newer_minor")->described_by == "library");
-  CHECK(reg.loaded_ids() == std::vector<std::string>{"perfbound_test.newer_minor"});
+  CHECK(reg.loaded_ids().empty());
   auto good = reg.load("perfbound_test.good");
   REQUIRE(good.ok());
-  CHECK(reg.loaded_ids() == std::vector<std::string>{"perfbound_test.newer_minor", "perfbound_test.good"});
+  CHECK(reg.loaded_ids() == std::vector<std::string>{"perfbound_test.good"});
   CHECK((*good)->initialized());
+  // A library described by the child loads in-process when needed, matching
+  // what the child saw.
+  auto minor = reg.load("perfbound_test.newer_minor");
+  REQUIRE_MESSAGE(minor.ok(), (minor.ok() ? "" : minor.error().message));
+  CHECK(reg.loaded_ids() == std::vector<std::string>{"perfbound_test.good", "perfbound_test.newer_minor"});
 }
 
 TEST_CASE("the first plugin with an id wins; later copies are reported as shadowed") {
@@ -194,4 +206,52 @@ TEST_CASE("the ELF reader lists the exported entry symbol of a stripped plugin")
   auto r = pbtest::run_program("/usr/bin/strip", {"--strip-all", (dir / "libstripped.so").string()});
   REQUIRE(r.code == 0);
   CHECK(inspect_library_file(dir / "libstripped.so").ok());
+}
+
+TEST_CASE("discovery survives libraries that crash, abort, spin or exit when inspected, and wild descriptors") {
+  Host host;
+  setenv("PERFBOUND_PLUGIN_TIMEOUT", "1", 1);
+  PluginRegistry reg(host.services);
+  std::vector<SearchDir> dirs;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"hostile_segv", "plugin crashed with SIGSEGV during load"},
+      {"hostile_abort", "plugin crashed with SIGABRT during load"},
+      {"hostile_spin", "plugin timed out after 1 s during load and was killed"},
+      {"hostile_exit", "plugin called exit(0) during load"},
+      {"hostile_negotiate_segv", "plugin crashed with SIGSEGV during negotiate"},
+      {"hostile_wild", "plugin crashed with SIGSEGV during describe"},
+  };
+  for (const auto &[dir, message] : cases) dirs.push_back({pbtest::plugin_dir(dir), "--plugin-path"});
+  dirs.push_back({pbtest::plugin_dir("newer_minor"), "--plugin-path"});
+  auto start = std::chrono::steady_clock::now();
+  reg.discover(dirs);
+  auto took = std::chrono::steady_clock::now() - start;
+  unsetenv("PERFBOUND_PLUGIN_TIMEOUT");
+  CHECK(took < std::chrono::seconds(5));
+  CHECK(reg.ids() == std::vector<std::string>{"perfbound_test.newer_minor"});
+  REQUIRE(reg.refusals().size() == cases.size());
+  for (size_t idx = 0; idx < cases.size(); ++idx) {
+    const fs::path library = lib(cases[idx].first, cases[idx].first);
+    CHECK(reg.refusals()[idx].reason == library.string() + ": " + cases[idx].second);
+  }
+  CHECK(reg.loaded_ids().empty());
+  auto unknown = reg.load("perfbound_test.hostile");
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.error().message.find("unknown plugin 'perfbound_test.hostile'; searched " + pbtest::plugin_dir("hostile_segv").string() +
+                                     " (--plugin-path)") == 0);
+}
+
+TEST_CASE("probe_library describes a plugin from a child process, violations included") {
+  Host host;
+  auto probed = probe_library(lib("bad_descriptor", "bad_descriptor"), host.services, true);
+  REQUIRE_MESSAGE(probed.ok(), (probed.ok() ? "" : probed.error().message));
+  CHECK(probed->violations.size() == 12);
+  auto refused = probe_library(lib("bad_descriptor", "bad_descriptor"), host.services, false);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().message.find(": plugin descriptor breaks the ABI rules: ") != std::string::npos);
+  auto good = probe_library(lib("good", "good"), host.services, false);
+  REQUIRE(good.ok());
+  auto in_process = LoadedLibrary::open(lib("good", "good"), host.services, {});
+  REQUIRE(in_process.ok());
+  CHECK(good->info.descriptor_json() == in_process->library->info().descriptor_json());
 }

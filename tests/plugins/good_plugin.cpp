@@ -113,10 +113,10 @@ pb::sdk::PluginSpec describe() {
                                              {pb::sdk::param("value", PB_PARAM_FLOAT, 1.0, "the constant")}));
   spec.kinds.push_back(pb::sdk::kind<Add>("add", "Sums its inputs", {pb::sdk::multi_input("terms", kNumber)},
                                           {pb::sdk::output("out", kNumber)},
-                                          {pb::sdk::param("scale", PB_PARAM_FLOAT, 1.0, "multiplies the sum")}));
+                                          {pb::sdk::param("scale", PB_PARAM_FLOAT, 1.0, "multiplies the sum").at_least(1e-6).at_most(1e6)}));
   spec.kinds.push_back(pb::sdk::kind<Delay>("delay", "Forwards its input after a pause", {pb::sdk::input("in", kNumber)},
                                             {pb::sdk::output("out", kNumber)},
-                                            {pb::sdk::param("ms", 50, "pause in milliseconds")}));
+                                            {pb::sdk::param("ms", 50, "pause in milliseconds").at_least(0).below(600000)}));
   spec.kinds.push_back(pb::sdk::kind<TextStats>("text_stats", "Counts the bytes of a text file",
                                                 {pb::sdk::input("text", kText)}, {pb::sdk::output("bytes", kNumber)}));
   spec.kinds.push_back(pb::sdk::kind<TableValue>("table_value", "Reads x from a table", {pb::sdk::input("config", kConfig)},

@@ -103,6 +103,11 @@ TEST_CASE("spec arithmetic: the work of a launch written as the kernel's loop co
   CHECK(message("2^3") == "in '2^3' at column 2: unexpected '^'");
   CHECK(message("sqrt(4)") == "in 'sqrt(4)' at column 1: unknown function 'sqrt' (known: ceil, floor, min, max)");
   CHECK(message("") == "in '' at column 1: unexpected end of the expression");
+  // 100k nested parentheses or signs: a depth-limit message, not a stack overflow.
+  const std::string deep = std::string(100000, '(') + "1" + std::string(100000, ')');
+  CHECK(message(deep.c_str()) == "in '" + std::string(60, '(') + "...' at column 257: nesting deeper than 256 levels (parentheses, calls or signs)");
+  CHECK(message((std::string(100000, '-') + "1").c_str()).find("nesting deeper than 256 levels") != std::string::npos);
+  CHECK(evaluate_expression(std::string(100, '(') + "2" + std::string(100, ')')) == 2);
 }
 
 TEST_CASE("dates of msprof start times") {

@@ -83,6 +83,35 @@ TEST_CASE("malformed CSV: each error names file, line and column") {
         (fixtures() / "no_such.csv").string() + ": cannot open msprof CSV");
 }
 
+TEST_CASE("NaN, infinite or negative durations, counts and cycles are errors naming file, line and column") {
+  const std::string header = "Op Name,Task Type,Task Start Time(us),Task Duration(us),aic_total_cycles\n";
+  // One NaN row among good ones: not dropped, an error at its cell.
+  OpSummary one_nan = OpSummary::parse(header + "k,AI_CORE,1.0,2.0,10\nk,AI_CORE,5.0,nan,10\nk,AI_CORE,9.0,2.0,10\n", "one.csv");
+  CHECK(error_of([&] {
+          for (const auto &launch : one_nan.launches("k")) (void)one_nan.launch_require_number(launch, 3);
+        }) == "one.csv:3:15: column 'Task Duration(us)': 'nan' is not a finite number");
+  // Every row NaN: the first one names the file.
+  OpSummary all_nan = OpSummary::parse(header + "k,AI_CORE,1.0,NaN,10\nk,AI_CORE,5.0,NaN,10\n", "all.csv");
+  CHECK(error_of([&] { (void)all_nan.launches("k"); }) == "all.csv:2:15: column 'Task Duration(us)': 'NaN' is not a finite number");
+  OpSummary inf = OpSummary::parse(header + "k,AI_CORE,1.0,inf,10\nk,AI_CORE,1.0,-inf,10\n", "inf.csv");
+  CHECK(error_of([&] { (void)inf.number(0, 3); }) == "inf.csv:2:15: column 'Task Duration(us)': 'inf' is not a finite number");
+  CHECK(error_of([&] { (void)inf.number(1, 3); }) == "inf.csv:3:15: column 'Task Duration(us)': '-inf' is not a finite number");
+  // A negative cycle count, as a calibration CSV would carry it.
+  OpSummary negative = OpSummary::parse(header + "k,AI_CORE,1.0,2.0,-4096\n", "cal.csv");
+  CHECK(error_of([&] { (void)negative.number(0, 4); }) ==
+        "cal.csv:2:19: column 'aic_total_cycles': -4096 is negative; a profiler's times, counts and rates are never below zero");
+  CHECK(negative.number(0, 3) == 2.0);
+}
+
+TEST_CASE("a profiler CSV is read only from a regular file, up to the limit, as UTF-8") {
+  CHECK(error_of([&] { (void)OpSummary::read("/dev/zero"); }) ==
+        "/dev/zero: not a regular file (a device, FIFO or socket is never read as input)");
+  pbtest::TempDir tmp;
+  pbtest::write_file(tmp / "bad.csv", "Op Name,Task Type\nk\xFF,AI_CORE\n");
+  CHECK(error_of([&] { (void)OpSummary::read(tmp / "bad.csv"); }) ==
+        (tmp / "bad.csv").string() + ":2:2: invalid UTF-8 byte 0xFF (the file must be UTF-8 text)");
+}
+
 TEST_CASE("every real msprof CSV in ../shared parses, and kernel rows come out per launch") {
   PBTEST_REQUIRE_SHARED();
   const fs::path data = pbtest::shared_dir() / "data";

@@ -1,6 +1,7 @@
 //===- test_validation.cpp - tri-state validation, corpus runner, CLI -----===//
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <map>
 
 #include <perfbound/sdk/json.hpp>
@@ -121,6 +122,15 @@ TEST_CASE("validation refuses documents outside the contract") {
             .find("r.json") == 0);
   CHECK(error_of([&] { pv::validate_bound(report(1e-6, 1e-6, 1e-6, "x"), json{{"schema", "other/1"}}, origin("r"), ""); }) ==
         "measurement: not a perfbound.measurement/1 document");
+  // A negative or non-finite bound in a saved report is refused, never PASS.
+  CHECK(error_of([&] { pv::validate_bound(report(-1e-6, 1e-6, 1e-6, "scalar"), mix_measurement(), origin("r.json"), ""); }) ==
+        "r.json.bound.value: -1e-06 is negative; a lower bound on a run time is never below 0 s");
+  CHECK(error_of([&] { pv::validate_bound(report(NAN, 1e-6, 1e-6, "scalar"), mix_measurement(), origin("r.json"), ""); }) ==
+        "r.json.bound.value: NaN is not a finite number of seconds");
+  json text_bound = report(1e-6, 1e-6, 1e-6, "scalar");
+  text_bound["bound"]["value"] = "fast";
+  CHECK(error_of([&] { pv::validate_bound(text_bound, mix_measurement(), origin("r.json"), ""); }) ==
+        "r.json.bound.value: expected a number of seconds or null, got \"fast\"");
   // DSL above HIVM breaks the ordering the two tiers promise.
   json v = pv::validate_bound(report(90e-6, 95e-6, 90e-6, "scalar"), mix_measurement(), origin("r"), "");
   CHECK(v["reachability"]["ordered"]["holds"] == false);

@@ -74,6 +74,10 @@ typedef enum pb_param_type {
 
 /* The parameter must be given by the pipeline (it has no default). */
 #define PB_PARAM_REQUIRED (1u << 0)
+/* ABI 1.2: `minimum_json` itself is outside the range (value > minimum). */
+#define PB_PARAM_MIN_EXCLUSIVE (1u << 1)
+/* ABI 1.2: `maximum_json` itself is outside the range (value < maximum). */
+#define PB_PARAM_MAX_EXCLUSIVE (1u << 2)
 
 /* A parameter a node kind accepts in its pipeline `params = { ... }` table.
  * The host checks names, types and choices before anything runs, fills in
@@ -94,6 +98,17 @@ typedef struct pb_param {
   const char *choices_json;
   /* One line for help output and lint messages. May be "". */
   const char *description;
+  /* --- ABI 1.2 --- */
+  /* The meaningful range of a PB_PARAM_INT or PB_PARAM_FLOAT parameter, as
+   * JSON numbers, or NULL for no limit on that side (NULL for other types).
+   * Inclusive unless PB_PARAM_MIN_EXCLUSIVE / PB_PARAM_MAX_EXCLUSIVE is set.
+   * The host refuses a value outside it when the pipeline resolves (`lint`
+   * and `run`), naming the node, the parameter and the range; the default
+   * must lie inside. A FLOAT parameter is always refused when NaN or
+   * infinite, range or not. A 1.1 host does not read these fields, so the
+   * kind's create() keeps its own check. */
+  const char *minimum_json;
+  const char *maximum_json;
 } pb_param;
 
 /* --- The run context ------------------------------------------------------ */

@@ -21,11 +21,14 @@
 #include "pb_defs.h"
 
 #define PB_ABI_VERSION_MAJOR 1u
-#define PB_ABI_VERSION_MINOR 1u
+#define PB_ABI_VERSION_MINOR 2u
 
 /* History:
  *   1.0  the first stable ABI.
- *   1.1  pb_port.one_of: groups of alternative inputs, exactly one connected. */
+ *   1.1  pb_port.one_of: groups of alternative inputs, exactly one connected.
+ *   1.2  pb_param.minimum_json / maximum_json (+ PB_PARAM_MIN_EXCLUSIVE,
+ *        PB_PARAM_MAX_EXCLUSIVE): the meaningful range of a number parameter,
+ *        enforced by the host when a pipeline resolves. */
 
 /* Format version of `<library>.pbplugin.json` manifests written next to a
  * plugin library (see pb_plugin.h, "Describing a plugin without loading it"). */

@@ -1,7 +1,11 @@
 //===- sweep.cpp - DSL-tier bounds of many launch configurations ----------===//
 #include "sweep.hpp"
 
+#include <signal.h>
+
 #include <algorithm>
+#include <atomic>
+#include <functional>
 #include <cctype>
 #include <cmath>
 #include <fstream>
@@ -10,6 +14,7 @@
 #include <sstream>
 
 #include <perfbound/pb_host_ext_profile.h>
+#include <perfbound/sdk/input_file.hpp>
 
 #include "render.hpp"
 #include "render_html.hpp"
@@ -22,6 +27,39 @@ using pb::sdk::json;
 //===----------------------------------------------------------------------===//
 // Expressions
 //===----------------------------------------------------------------------===//
+
+/// Nesting limit of a sweep expression (parentheses, calls, signs).
+constexpr int kMaxSweepExprDepth = 256;
+/// Configurations one sweep may evaluate unless the spec's "max_configs"
+/// (the command's --max-configs) asks for an even sample of fewer.
+constexpr uint64_t kMaxSweepConfigs = 1000000;
+
+namespace {
+
+/// Deepest parenthesis nesting of `text` (for the message about a too deep
+/// expression; the parser itself stops at kMaxSweepExprDepth).
+int paren_depth(const std::string &text) {
+  int depth = 0, deepest = 0;
+  for (char c : text) {
+    if (c == '(') deepest = std::max(deepest, ++depth);
+    if (c == ')') --depth;
+  }
+  return deepest;
+}
+
+/// Set by SIGINT/SIGTERM while the sweep command runs; a node polls its run
+/// context instead. Checked between configurations.
+std::atomic<bool> g_sweep_interrupted{false};
+extern "C" void on_sweep_interrupt(int) { g_sweep_interrupted.store(true); }
+std::function<bool()> &sweep_cancel_check() {
+  static thread_local std::function<bool()> check;
+  return check;
+}
+void throw_if_cancelled() {
+  if (sweep_cancel_check() && sweep_cancel_check()()) throw pb::sdk::Error(PB_ERR_CANCELLED, "sweep interrupted");
+}
+
+}  // namespace
 
 class SweepParser {
  public:
@@ -52,7 +90,20 @@ class SweepParser {
     out_.nodes_.push_back({kind, value, a, b});
     return static_cast<int>(out_.nodes_.size()) - 1;
   }
+  /// Nesting deeper than kMaxSweepExprDepth is refused (compile() answers
+  /// null) before the recursion could exhaust the stack.
+  struct Nest {
+    explicit Nest(int &depth) : depth_(depth) { ++depth_; }
+    ~Nest() { --depth_; }
+    Nest(const Nest &) = delete;
+    Nest &operator=(const Nest &) = delete;
+    int &depth_;
+  };
+  [[nodiscard]] bool too_deep() const { return depth_ > kMaxSweepExprDepth; }
+
   int expr() {
+    Nest nest(depth_);
+    if (too_deep()) return -1;
     int lhs = term();
     while (lhs >= 0) {
       if (eat("+")) lhs = bin(SweepExpr::Node::Add, lhs, term());
@@ -73,6 +124,8 @@ class SweepParser {
   }
   int bin(SweepExpr::Node::Kind kind, int a, int b) { return a < 0 || b < 0 ? -1 : push(kind, 0, a, b); }
   int unary() {
+    Nest nest(depth_);
+    if (too_deep()) return -1;
     if (eat("-")) {
       int a = unary();
       return a < 0 ? -1 : push(SweepExpr::Node::Neg, 0, a, -1);
@@ -120,6 +173,7 @@ class SweepParser {
   const std::function<int(const std::string &)> &arg_index_;
   SweepExpr &out_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 std::unique_ptr<SweepExpr> SweepExpr::compile(const std::string &text,
@@ -495,30 +549,64 @@ SweepConfig SweepModel::config_from_json(const json &value, const std::string &w
 
 namespace {
 
-std::vector<double> expand_range(const json &r, const std::string &where) {
-  std::vector<double> out;
-  if (r.is_number()) return {r.get<double>()};
+/// One axis of a range spec: a list, or a range whose values are computed
+/// on demand (a sampled sweep of a 10^9-value range needs no 8 GB vector).
+struct Axis {
+  std::vector<double> list;
+  double from = 0, step = 0, mul = 0;
+  uint64_t count = 0;
+  Axis() = default;
+  Axis(std::vector<double> values) : list(std::move(values)) {}  // NOLINT: implicit from a list
+  [[nodiscard]] uint64_t size() const { return list.empty() ? count : list.size(); }
+  [[nodiscard]] double operator[](uint64_t i) const {
+    if (!list.empty()) return list[static_cast<size_t>(i)];
+    return mul > 0 ? from * std::pow(mul, static_cast<double>(i)) : from + static_cast<double>(i) * step;
+  }
+};
+
+/// Values one range may have (the configuration limit applies to the
+/// product of all axes, after sampling).
+constexpr double kMaxRangeValues = 1e15;
+
+Axis expand_range(const json &r, const std::string &where) {
+  if (r.is_number()) return Axis({r.get<double>()});
   if (r.is_array()) {
+    std::vector<double> out;
     for (const json &v : r) {
       if (!v.is_number()) throw pb::sdk::InputError(where + ": expected numbers");
       out.push_back(v.get<double>());
     }
-    return out;
+    return Axis(std::move(out));
   }
   if (!r.is_object() || !r.contains("from") || !r.contains("to"))
     throw pb::sdk::InputError(where + ": a range is a number, a list, or {from, to, step|mul}");
-  double from = r["from"].get<double>(), to = r["to"].get<double>();
+  auto member = [&](const char *key) {
+    const json &v = r[key];
+    if (!v.is_number() || !std::isfinite(v.get<double>()))
+      throw pb::sdk::InputError(where + "." + key + ": expected a finite number, got " + v.dump());
+    return v.get<double>();
+  };
+  Axis axis;
+  axis.from = member("from");
+  const double to = member("to");
+  if (axis.from > to)
+    throw pb::sdk::InputError(where + ": the range runs backwards (from " + r["from"].dump() + " > to " + r["to"].dump() +
+                              "); write it as {from: " + r["to"].dump() + ", to: " + r["from"].dump() + ", ...}");
+  // Counted, never enumerated: a step of 1e-300 is refused, not tried.
+  double count = 0;
   if (r.contains("mul")) {
-    double mul = r["mul"].get<double>();
-    if (!(mul > 1) || !(from > 0)) throw pb::sdk::InputError(where + ": mul must be > 1 and from > 0");
-    for (double v = from; v <= to * (1 + 1e-12); v *= mul) out.push_back(v);
+    axis.mul = member("mul");
+    if (!(axis.mul > 1) || !(axis.from > 0)) throw pb::sdk::InputError(where + ": mul must be > 1 and from > 0");
+    count = std::floor(std::log(to * (1 + 1e-12) / axis.from) / std::log(axis.mul)) + 1;
   } else {
-    double step = r.value("step", 1.0);
-    if (!(step > 0)) throw pb::sdk::InputError(where + ": step must be > 0");
-    for (double v = from; v <= to + 1e-9; v += step) out.push_back(v);
+    axis.step = r.contains("step") ? member("step") : 1.0;
+    if (!(axis.step > 0)) throw pb::sdk::InputError(where + ": step must be > 0");
+    count = std::floor((to + 1e-9 - axis.from) / axis.step) + 1;
   }
-  if (out.size() > 100000000) throw pb::sdk::InputError(where + ": more than 1e8 values");
-  return out;
+  if (!(count <= kMaxRangeValues))
+    throw pb::sdk::InputError(where + ": the range has " + pb::sdk::json(count).dump() + " values, more than the limit of 1e15 values of one range");
+  axis.count = static_cast<uint64_t>(std::max(1.0, count));
+  return axis;
 }
 
 }  // namespace
@@ -532,11 +620,11 @@ std::vector<SweepConfig> SweepModel::expand(const json &spec, const std::string 
   if (!spec.is_object()) throw pb::sdk::InputError(where + ": expected a list of configurations or a range spec");
   // Axes: grid x/y/z, then each argument; a grid axis may be derived from
   // the arguments ("grid_from": {"x": "cdiv(n_elements, 2048)"}).
-  std::vector<std::vector<double>> axes(3 + arg_keys.size());
+  std::vector<Axis> axes(3 + arg_keys.size());
   const json grid = spec.value("grid", json::object());
   const char *names[3] = {"x", "y", "z"};
   for (size_t a = 0; a < 3; ++a)
-    axes[a] = grid.contains(names[a]) ? expand_range(grid[names[a]], where + ".grid." + names[a]) : std::vector<double>{base_grid_[a]};
+    axes[a] = grid.contains(names[a]) ? expand_range(grid[names[a]], where + ".grid." + names[a]) : Axis({base_grid_[a]});
   const json args = spec.value("args", json::object());
   for (const auto &[key, r] : args.items()) {
     auto it = std::find(arg_keys.begin(), arg_keys.end(), key);
@@ -544,7 +632,7 @@ std::vector<SweepConfig> SweepModel::expand(const json &spec, const std::string 
   }
   for (size_t k = 0; k < arg_keys.size(); ++k)
     axes[3 + k] = args.contains(arg_keys[k]) ? expand_range(args[arg_keys[k]], where + ".args." + arg_keys[k])
-                                             : std::vector<double>{base_args[k]};
+                                             : Axis({base_args[k]});
   std::array<std::unique_ptr<SweepExpr>, 3> derived;
   const json from = spec.value("grid_from", json::object());
   auto index = [this](const std::string &name) {
@@ -554,29 +642,68 @@ std::vector<SweepConfig> SweepModel::expand(const json &spec, const std::string 
   for (size_t a = 0; a < 3; ++a)
     if (from.contains(names[a])) {
       if (!from[names[a]].is_string()) throw pb::sdk::InputError(where + ".grid_from." + names[a] + ": expected an expression");
-      derived[a] = SweepExpr::compile(from[names[a]].get<std::string>(), index);
+      const std::string &text = from[names[a]].get_ref<const std::string &>();
+      if (paren_depth(text) > kMaxSweepExprDepth)
+        throw pb::sdk::InputError(where + ".grid_from." + names[a] + ": parentheses nested " + std::to_string(paren_depth(text)) +
+                                  " deep, more than the limit of " + std::to_string(kMaxSweepExprDepth));
+      derived[a] = SweepExpr::compile(text, index);
       if (!derived[a])
         throw pb::sdk::InputError(where + ".grid_from." + names[a] + ": cannot compile '" + from[names[a]].get<std::string>() +
                                   "' (numbers, + - * / %, min, max, cdiv, floordiv and the kernel's scalar arguments)");
-      axes[a] = {0};
+      axes[a] = Axis({0.0});
     }
+  for (const auto &axis : axes)
+    if (axis.size() == 0) throw pb::sdk::InputError(where + ": an axis of the spec has no value; nothing to sweep");
+  // "max_configs": evaluate an even sample of that many configurations
+  // instead of refusing a larger spec (the command's --max-configs).
+  uint64_t limit = kMaxSweepConfigs;
+  bool sample = false;
+  if (spec.contains("max_configs")) {
+    const json &m = spec["max_configs"];
+    if (!m.is_number_unsigned() || m.get<uint64_t>() == 0 || m.get<uint64_t>() > kMaxSweepConfigs)
+      throw pb::sdk::InputError(where + ".max_configs: expected a whole number from 1 to " + std::to_string(kMaxSweepConfigs) + ", got " +
+                                m.dump());
+    limit = m.get<uint64_t>();
+    sample = true;
+  }
   double count = 1;
   for (const auto &axis : axes) count *= static_cast<double>(axis.size());
-  if (count > 1e8) throw pb::sdk::InputError(where + ": the spec expands to more than 1e8 configurations");
-  std::vector<size_t> pos(axes.size(), 0);
-  out.reserve(static_cast<size_t>(count));
-  while (true) {
+  if (count > static_cast<double>(limit) && (!sample || count > 9e18))
+    throw pb::sdk::InputError(where + ": the spec expands to " + pb::sdk::json(count).dump() + " configurations, more than the limit of " +
+                              std::to_string(limit) + "; narrow the ranges or evaluate an even sample with --max-configs N (\"max_configs\": N)");
+  const uint64_t total = static_cast<uint64_t>(count);
+  const uint64_t take = std::min<uint64_t>(total, limit);
+  out.reserve(static_cast<size_t>(take));
+  for (uint64_t i = 0; i < take; ++i) {
+    if ((i & 1023) == 0) throw_if_cancelled();
+    // The i-th of `take` evenly spaced indices into the full product, decoded
+    // axis by axis (the first axis varies fastest).
+    uint64_t at = take == total ? i : static_cast<uint64_t>(static_cast<long double>(i) * total / take);
     SweepConfig c;
     c.args.resize(arg_keys.size());
-    for (size_t k = 0; k < arg_keys.size(); ++k) c.args[k] = axes[3 + k][pos[3 + k]];
-    for (size_t a = 0; a < 3; ++a) c.grid[a] = derived[a] ? std::max(1.0, derived[a]->eval(c.args.data())) : axes[a][pos[a]];
-    out.push_back(std::move(c));
-    size_t d = 0;
-    for (; d < axes.size(); ++d) {
-      if (++pos[d] < axes[d].size()) break;
-      pos[d] = 0;
+    std::vector<uint64_t> pos(axes.size(), 0);
+    for (size_t d = 0; d < axes.size(); ++d) {
+      pos[d] = at % axes[d].size();
+      at /= axes[d].size();
     }
-    if (d == axes.size()) break;
+    for (size_t k = 0; k < arg_keys.size(); ++k) c.args[k] = axes[3 + k][pos[3 + k]];
+    for (size_t a = 0; a < 3; ++a) {
+      if (!derived[a]) {
+        c.grid[a] = axes[a][pos[a]];
+        continue;
+      }
+      const double v = derived[a]->eval(c.args.data());
+      if (!std::isfinite(v)) {
+        std::string values;
+        for (size_t k = 0; k < arg_keys.size(); ++k)
+          values += (values.empty() ? "" : ", ") + arg_keys[k] + " = " + pb::sdk::json(c.args[k]).dump();
+        throw pb::sdk::InputError(where + ".grid_from." + names[a] + ": '" + from[names[a]].get<std::string>() +
+                                  "' is not a finite number at " + (values.empty() ? std::string("the base launch") : values) +
+                                  " (a division or remainder by zero?)");
+      }
+      c.grid[a] = std::max(1.0, v);
+    }
+    out.push_back(std::move(c));
   }
   return out;
 }
@@ -586,6 +713,7 @@ json SweepModel::run(const std::vector<SweepConfig> &configs, std::optional<doub
   results.reserve(configs.size());
   size_t best = 0;
   for (size_t idx = 0; idx < configs.size(); ++idx) {
+    if ((idx & 1023) == 0) throw_if_cancelled();
     results.push_back(evaluate(configs[idx]));
     if (results[idx].bound < results[best].bound) best = idx;
   }
@@ -613,6 +741,7 @@ json SweepModel::run(const std::vector<SweepConfig> &configs, std::optional<doub
   json list = json::array();
   size_t pruned = 0;
   for (size_t idx = 0; idx < configs.size(); ++idx) {
+    if ((idx & 1023) == 0) throw_if_cancelled();
     const SweepConfig &c = configs[idx];
     const SweepResult &r = results[idx];
     json args = json::object();
@@ -658,6 +787,10 @@ SweepNode::SweepNode(const pb::sdk::Params &params) {
 void SweepNode::run(pb::sdk::RunContext &ctx) {
   Rates rates = Rates::from_profile(ctx.json_input("profile"), ctx.origin("profile"));
   SweepModel model = SweepModel::build(ctx.json_input("dsl"), rates, ctx.origin("dsl"));
+  sweep_cancel_check() = [&ctx] { return ctx.cancelled(); };
+  struct Reset {
+    ~Reset() { sweep_cancel_check() = nullptr; }
+  } reset;
   std::vector<SweepConfig> configs = model.expand(configs_, "node '" + ctx.node_id() + "' params.configs");
   if (configs.empty()) throw pb::sdk::InputError("node '" + ctx.node_id() + "': params.configs names no configuration");
   json doc = model.run(configs, threshold_, factor_);
@@ -669,7 +802,8 @@ namespace {
 
 constexpr const char *kSweepHelp =
     R"HELP(usage: perfbound sweep --dsl FACTS.json --configs SPEC.json [--profile NAME|DIR]
-                       [--threshold-us T] [--factor F] [--format json|text|md|html] [--out FILE]
+                       [--threshold-us T] [--factor F] [--max-configs N]
+                       [--format json|text|md|html] [--out FILE]
 
 DSL-tier lower bounds of many launch configurations of one kernel, as an
 autotuner would ask, evaluated in closed form from the kernel's dsl_facts
@@ -682,6 +816,8 @@ with R a number, a list, {"from": a, "to": b, "step": s} or {"from": a, "to": b,
 A configuration is pruned when its bound exceeds --threshold-us (a measured
 time: safe pruning) or, without it, --factor x the best bound (default 1.5);
 a pruned configuration names the term that makes it slower.
+A spec of more than 1000000 configurations is refused; --max-configs N
+evaluates an even sample of N of them instead. Exit 130 when interrupted.
 )HELP";
 
 }  // namespace
@@ -702,7 +838,7 @@ int sweep_command(const pb::sdk::Host &host, const std::vector<std::string> &arg
     return 5;
   } catch (const pb::sdk::Error &e) {
     std::cerr << "perfbound sweep: " << e.what() << "\n";
-    return 2;
+    return e.status() == PB_ERR_CANCELLED ? 130 : 2;
   } catch (const std::exception &e) {
     std::cerr << "perfbound sweep: " << e.what() << "\n";
     return 1;
@@ -714,6 +850,7 @@ namespace {
 int sweep_main(const pb::sdk::Host &host, const std::vector<std::string> &args) {
   std::string dsl_path, spec_path, profile = "ascend_910b3", format = "json", out_path;
   std::optional<double> threshold;
+  std::optional<uint64_t> max_configs;
   double factor = 1.5;
   auto number = [](const std::string &text, const char *name) {
     char *end = nullptr;
@@ -739,6 +876,15 @@ int sweep_main(const pb::sdk::Host &host, const std::vector<std::string> &args) 
     else if (a == "--out") out_path = value("--out");
     else if (a == "--threshold-us") threshold = number(value("--threshold-us"), "--threshold-us") * 1e-6;
     else if (a == "--factor") factor = number(value("--factor"), "--factor");
+    else if (a == "--max-configs") {
+      const std::string text = value("--max-configs");
+      char *end = nullptr;
+      unsigned long long n = std::strtoull(text.c_str(), &end, 10);
+      if (text.empty() || text[0] == '-' || *end != '\0' || n == 0 || n > kMaxSweepConfigs)
+        throw pb::sdk::Error(PB_ERR_INVALID_ARGUMENT,
+                             "--max-configs: expected a whole number from 1 to " + std::to_string(kMaxSweepConfigs) + ", got '" + text + "'");
+      max_configs = n;
+    }
     else {
       std::cerr << "perfbound sweep: unknown option '" << a << "'\n" << kSweepHelp;
       return 2;
@@ -753,9 +899,10 @@ int sweep_main(const pb::sdk::Host &host, const std::vector<std::string> &args) 
     return 2;
   }
   auto read_json = [](const std::string &path) {
-    std::ifstream in(path);
-    if (!in) throw pb::sdk::InputError(path + ": cannot read the file");
-    json doc = json::parse(in, nullptr, false);
+    std::string error;
+    auto text = pb::sdk::read_text_input_file(path, pb::sdk::kMaxConfigFileBytes, error);
+    if (!text) throw pb::sdk::InputError(error);
+    json doc = json::parse(*text, nullptr, false);
     if (doc.is_discarded()) throw pb::sdk::InputError(path + ": not valid JSON");
     return doc;
   };
@@ -764,6 +911,29 @@ int sweep_main(const pb::sdk::Host &host, const std::vector<std::string> &args) 
     throw pb::sdk::InputError(dsl_path + ": expected a perfbound.dsl_facts/1 document (schema member is '" +
                               dsl.value("schema", std::string("missing")) + "')");
   json spec = read_json(spec_path);
+  if (max_configs) {
+    if (!spec.is_object())
+      throw pb::sdk::Error(PB_ERR_INVALID_ARGUMENT, "--max-configs applies to a range spec, not to a list of configurations");
+    spec["max_configs"] = *max_configs;
+  }
+  // Ctrl-C / SIGTERM end a long sweep with the documented 130; a second one
+  // kills (the default action is back).
+  g_sweep_interrupted.store(false);
+  struct sigaction action {};
+  action.sa_handler = on_sweep_interrupt;
+  action.sa_flags = SA_RESETHAND;
+  sigemptyset(&action.sa_mask);
+  struct Restore {
+    struct sigaction old_int {}, old_term {};
+    ~Restore() {
+      sweep_cancel_check() = nullptr;
+      sigaction(SIGINT, &old_int, nullptr);
+      sigaction(SIGTERM, &old_term, nullptr);
+    }
+  } restore;
+  sigaction(SIGINT, &action, &restore.old_int);
+  sigaction(SIGTERM, &action, &restore.old_term);
+  sweep_cancel_check() = [] { return g_sweep_interrupted.load(); };
   const auto *ext = host.extension<pb_host_ext_profile>(PB_HOST_EXT_PROFILE);
   if (ext == nullptr) throw pb::sdk::InfraError("the host offers no perfbound.host.profile/1 extension");
   std::string profile_text;
@@ -777,9 +947,10 @@ int sweep_main(const pb::sdk::Host &host, const std::vector<std::string> &args) 
   std::vector<SweepConfig> configs = model.expand(spec, spec_path);
   json doc = model.run(configs, threshold, factor);
   doc["profile"] = rates.profile_name;
-  std::string text = format == "json"   ? doc.dump(1) + "\n"
+  std::string text = format == "json"   ? doc.dump(1, ' ', false, json::error_handler_t::replace) + "\n"
                      : format == "html" ? render_html_page(kSweepSchema, doc, &profile_doc)
                                         : *render_document(kSweepSchema, doc, format);
+  throw_if_cancelled();  // a signal during rendering: nothing half-written
   if (out_path.empty()) {
     std::cout << text;
   } else {

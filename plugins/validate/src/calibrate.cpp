@@ -1,6 +1,8 @@
 //===- calibrate.cpp - `perfbound calibrate`: spec + raw outputs -> DB ----===//
 #include "calibrate.hpp"
 
+#include <perfbound/sdk/input_file.hpp>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -479,11 +481,10 @@ class Calibrator {
     const std::string reduce = spec_.string(entry, "reduce", where);
     const toml::node &file_node = spec_.require(entry, "file", where);
     fs::path path = options_.data_dir / rel;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) spec_.fail(file_node, where + ": measurement file '" + path.string() + "' does not exist");
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    json doc = json::parse(buffer.str(), nullptr, false);
+    std::string error;
+    auto text = pb::sdk::read_json_input_file(path, pb::sdk::kMaxDataFileBytes, error);
+    if (!text) spec_.fail(file_node, where + ": measurement file: " + error);
+    json doc = json::parse(*text, nullptr, false);
     if (doc.is_discarded()) throw pb::sdk::InputError(path.string() + ": not valid JSON");
     json::json_pointer ptr;
     try {
@@ -668,7 +669,7 @@ int calibrate_main(const std::vector<std::string> &args) {
     std::cerr << "perfbound calibrate: " << e.what() << "\n";
     return 3;
   }
-  std::string text = doc.dump(2) + "\n";
+  std::string text = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   if (*out == "-") {
     std::cout << text;
     return 0;

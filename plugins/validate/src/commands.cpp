@@ -200,7 +200,7 @@ int validate_corpus(const pb::sdk::Host &host, const Args &args) {
   if (args.one("--format").value_or("") == "html")
     std::cout << render_corpus_dashboard(doc, reports);
   else if (args.has("--json") || args.one("--format").value_or("") == "json")
-    std::cout << doc.dump(2) << "\n";
+    std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   else
     std::cout << render_corpus_table(doc);
   return doc["exit_code"].get<int>();
@@ -228,7 +228,7 @@ int validate_one(const Args &args) {
   BoundOutcome bound = read_saved_report(*args.one("--report"), "bound");
   json validation = validate_bound(bound.report, measurement, bound.origin, "", bound.error);
   if (args.has("--json") || args.one("--format").value_or("") == "json")
-    std::cout << validation.dump(2) << "\n";
+    std::cout << validation.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   else
     std::cout << render_validation(validation);
   const std::string status = validation["status"].get<std::string>();
@@ -323,14 +323,14 @@ int counterfactual_main(const pb::sdk::Host &host, const std::vector<std::string
     };
     install_interrupt_handlers();
     json doc = run_counterfactual(config, services, out_dir, args.has("--predict-only"));
-    std::ofstream(out_dir / "counterfactual.json") << doc.dump(2) << "\n";
+    std::ofstream(out_dir / "counterfactual.json") << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     if (interrupt_requested()) {
       std::cerr << "perfbound counterfactual: interrupted; the partial record is in " << (out_dir / "counterfactual.json").string()
                 << "\n";
       return 130;
     }
     if (args.has("--json"))
-      std::cout << doc.dump(2) << "\n";
+      std::cout << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     else
       std::cout << render_counterfactual(doc);
     return counterfactual_exit_code(doc);

@@ -1,6 +1,8 @@
 //===- corpus.cpp - corpus manifests and the `perfbound validate` table ---===//
 #include "corpus.hpp"
 
+#include <perfbound/sdk/input_file.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -126,12 +128,12 @@ json summarize(const json &cases) {
   return summary;
 }
 
+/// A saved report or run result: regular file, size, UTF-8 and depth limits.
 std::string read_text(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw pb::sdk::InputError(path.string() + ": cannot open");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  std::string error;
+  auto text = pb::sdk::read_json_input_file(path, pb::sdk::kMaxDataFileBytes, error);
+  if (!text) throw pb::sdk::InputError(error);
+  return std::move(*text);
 }
 
 }  // namespace
@@ -237,12 +239,12 @@ std::string launch_to_toml(const json &launch) {
   std::string out = "{";
   bool first = true;
   for (const auto &[key, value] : launch.items()) {
-    out += (first ? "" : ",") + json(key).dump() + "=";
+    out += (first ? "" : ",") + json(key).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "=";
     first = false;
     if (value.is_object()) {
       out += launch_to_toml(value);
     } else {
-      out += value.dump();  // numbers, strings, booleans and arrays of them read the same in TOML
+      out += value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);  // numbers, strings, booleans and arrays of them read the same in TOML
     }
   }
   return out + "}";

@@ -1,6 +1,8 @@
 //===- counterfactual.cpp - edit the HIVM, predict, and (optionally) measure ===//
 #include "counterfactual.hpp"
 
+#include <perfbound/sdk/input_file.hpp>
+
 #include <unistd.h>
 
 #include <chrono>
@@ -24,11 +26,10 @@ namespace {
 constexpr const char *kMarker = ".perfbound-counterfactual";
 
 std::string read_text(const fs::path &path, const std::string &what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw pb::sdk::InputError(path.string() + ": cannot open " + what);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  std::string error;
+  auto text = pb::sdk::read_input_file(path, pb::sdk::kMaxDataFileBytes, error);
+  if (!text) throw pb::sdk::InputError(path.string() + ": cannot read " + what + ": " + error);
+  return std::move(*text);
 }
 
 void write_text(const fs::path &path, const std::string &text) {
@@ -374,9 +375,9 @@ json predict_delta(const json &program, const EditResult &edits, const json &pro
         double delta = -executions * cycles / clock;
         entry["time_delta"] = {{"value", delta}, {"unit", "s"}};
         entry["executions_on_busiest_core"] = executions;
-        entry["method"] = "-(executions per core instance " + pb::sdk::json(*count).dump() + " x " +
-                          pb::sdk::json(*per_core).dump() + " blocks on the busiest core) x pipe_barrier_all_cost " +
-                          pb::sdk::json(cycles).dump() + " cycles / clock " + pb::sdk::json(clock).dump() + " Hz";
+        entry["method"] = "-(executions per core instance " + pb::sdk::json(*count).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + " x " +
+                          pb::sdk::json(*per_core).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + " blocks on the busiest core) x pipe_barrier_all_cost " +
+                          pb::sdk::json(cycles).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + " cycles / clock " + pb::sdk::json(clock).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + " Hz";
         entry["constant"] = {{"id", "pipe_barrier_all_cost"}, {"value", cycles}, {"unit", "cycle"},
                              {"ci95", cost.value("ci95", json(nullptr))}, {"method", cost.value("method", json(nullptr))}};
         total += delta;
@@ -566,8 +567,8 @@ std::string render_counterfactual(const json &doc) {
   out << "counterfactual: kernel " << doc["kernel"].get<std::string>() << " (" << doc["hivm"].get<std::string>() << ")\n";
   for (const json &edit : doc.value("edits", json::array())) {
     out << "  edit " << edit["kind"].get<std::string>();
-    if (edit.contains("line")) out << " line " << edit["line"].dump();
-    if (edit.contains("set_line")) out << " lines " << edit["set_line"].dump() << "/" << edit["wait_line"].dump();
+    if (edit.contains("line")) out << " line " << edit["line"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (edit.contains("set_line")) out << " lines " << edit["set_line"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "/" << edit["wait_line"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     if (edit.contains("extractor_kind")) out << " [" << edit["extractor_kind"].get<std::string>() << "]";
     out << "\n";
     if (edit.contains("warning")) out << "    warning: " << edit["warning"].get<std::string>() << "\n";
@@ -603,8 +604,8 @@ std::string render_counterfactual(const json &doc) {
   }
   for (const json &n : doc.value("numerics", json::array()))
     out << "  output " << n["output"].get<std::string>() << ": " << (n["check"]["passed"].get<bool>() ? "matches" : "DIFFERS")
-        << " (" << n["check"]["mismatches"].dump() << " of " << n["check"]["elements"].dump() << " elements outside rtol "
-        << n["check"]["rtol"].dump() << ", atol " << n["check"]["atol"].dump() << ")\n";
+        << " (" << n["check"]["mismatches"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << " of " << n["check"]["elements"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << " elements outside rtol "
+        << n["check"]["rtol"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << ", atol " << n["check"]["atol"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << ")\n";
   out << "status: " << doc["status"].get<std::string>() << ": " << doc["reason"].get<std::string>() << "\n";
   return out.str();
 }

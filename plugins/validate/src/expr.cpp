@@ -10,6 +10,10 @@ namespace perfbound::validate {
 
 namespace {
 
+/// Nesting (parentheses, function calls, unary signs) deeper than this is
+/// refused before the recursion could exhaust the stack (docs/cli.md, Limits).
+constexpr int kMaxExpressionDepth = 256;
+
 class Parser {
  public:
   explicit Parser(std::string_view text) : text_(text) {}
@@ -25,7 +29,9 @@ class Parser {
  private:
   [[noreturn]] void fail(const std::string &message) const { fail_at(pos_, message); }
   [[noreturn]] void fail_at(size_t pos, const std::string &message) const {
-    throw std::invalid_argument("in '" + std::string(text_) + "' at column " + std::to_string(pos + 1) + ": " + message);
+    // A hostile expression may be 100k characters long: quote its start only.
+    std::string shown = text_.size() > 80 ? std::string(text_.substr(0, 60)) + "..." : std::string(text_);
+    throw std::invalid_argument("in '" + shown + "' at column " + std::to_string(pos + 1) + ": " + message);
   }
   void skip_space() {
     while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t')) ++pos_;
@@ -42,7 +48,23 @@ class Parser {
     if (!accept(c)) fail(std::string("expected '") + c + "'");
   }
 
+  /// Counts one level of nesting for as long as it lives.
+  class Nest {
+   public:
+    explicit Nest(Parser &p) : p_(p) {
+      if (++p_.depth_ > kMaxExpressionDepth)
+        p_.fail("nesting deeper than " + std::to_string(kMaxExpressionDepth) + " levels (parentheses, calls or signs)");
+    }
+    ~Nest() { --p_.depth_; }
+    Nest(const Nest &) = delete;
+    Nest &operator=(const Nest &) = delete;
+
+   private:
+    Parser &p_;
+  };
+
   double sum() {
+    Nest nest(*this);
     double value = product();
     while (true) {
       if (accept('+'))
@@ -69,8 +91,14 @@ class Parser {
     }
   }
   double unary() {
-    if (accept('-')) return -unary();
-    if (accept('+')) return unary();
+    if (accept('-')) {
+      Nest nest(*this);
+      return -unary();
+    }
+    if (accept('+')) {
+      Nest nest(*this);
+      return unary();
+    }
     return primary();
   }
   double primary() {
@@ -111,6 +139,7 @@ class Parser {
 
   std::string_view text_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace

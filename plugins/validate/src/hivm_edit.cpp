@@ -315,9 +315,9 @@ json check_reextraction(const json &before, const json &after, const EditResult 
     if (now["op"] != was["op"]) problem("op " + std::to_string(idx) + ": " + what + " became " + now["op"].get<std::string>());
     else if (now["line"].get<uint32_t>() != want_line)
       problem(what + " is at line " + std::to_string(now["line"].get<uint32_t>()) + ", expected " + std::to_string(want_line));
-    else if (now["pipes"] != was["pipes"]) problem(what + ": pipes changed from " + was["pipes"].dump() + " to " + now["pipes"].dump());
+    else if (now["pipes"] != was["pipes"]) problem(what + ": pipes changed from " + was["pipes"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + " to " + now["pipes"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     else if (now["count"]["value"] != was["count"]["value"])
-      problem(what + ": executions per block changed from " + was["count"]["value"].dump() + " to " + now["count"]["value"].dump());
+      problem(what + ": executions per block changed from " + was["count"]["value"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + " to " + now["count"]["value"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     else if (now.value("exec", json::object()) != was.value("exec", json::object()))
       problem(what + ": per-execution quantities changed");
   }

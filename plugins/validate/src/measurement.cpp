@@ -1,6 +1,8 @@
 //===- measurement.cpp - the measurement rule and perfbound.measurement/1 -===//
 #include "measurement.hpp"
 
+#include <perfbound/sdk/input_file.hpp>
+
 #include <algorithm>
 #include <fstream>
 #include <map>
@@ -312,14 +314,15 @@ json no_measurement(const std::string &kernel, const std::string &origin, const 
 }
 
 json measure_file(const std::filesystem::path &path, const MeasureRequest &request, const std::string &bench_case) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw pb::sdk::InputError(path.string() + ": cannot open measurement file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  std::string error;
+  auto read = pb::sdk::read_text_input_file(path, pb::sdk::kMaxDataFileBytes, error);
+  if (!read)
+    throw pb::sdk::InputError(error == path.string() + ": no such file" ? path.string() + ": cannot open measurement file" : error);
+  const std::string text = std::move(*read);
   SourceInfo source{path.string(), pb::sdk::sha256_hex(text)};
   size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && text[first] == '{') {
+    if (std::string deep = pb::sdk::json_depth_error(text, path.string()); !deep.empty()) throw pb::sdk::InputError(deep);
     json doc = json::parse(text, nullptr, false);
     if (doc.is_discarded()) throw pb::sdk::InputError(path.string() + ": starts like JSON but is not valid JSON");
     return measure_bench_result(doc, bench_case.empty() ? request.kernel : bench_case, source);

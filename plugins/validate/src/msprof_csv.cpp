@@ -1,8 +1,11 @@
 //===- msprof_csv.cpp - msprof op_summary CSV reader -----------------------===//
 #include "msprof_csv.hpp"
 
+#include <perfbound/sdk/input_file.hpp>
+
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -223,11 +226,10 @@ OpSummary OpSummary::parse(std::string_view text, std::string origin) {
 }
 
 OpSummary OpSummary::read(const std::filesystem::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw pb::sdk::InputError(path.string() + ": cannot open msprof CSV");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse(buffer.str(), path.string());
+  std::string error;
+  auto text = pb::sdk::read_text_input_file(path, pb::sdk::kMaxDataFileBytes, error);
+  if (!text) throw pb::sdk::InputError(error == path.string() + ": no such file" ? path.string() + ": cannot open msprof CSV" : error);
+  return parse(*text, path.string());
 }
 
 std::optional<size_t> OpSummary::find_column(std::string_view name) const {
@@ -268,6 +270,15 @@ std::optional<double> OpSummary::number(size_t row, size_t col) const {
   if (ec != std::errc() || ptr != end)
     throw pb::sdk::InputError(csv_.where(row, col) + ": column '" + csv_.header()[col] + "': expected a number, got '" +
                               std::string(value) + "'");
+  // Every number a profiler writes here is a time, a duration, a count, a
+  // rate or a ratio: NaN, infinity or a negative value is a broken file, and
+  // dropping the row would quietly change which launches are measured.
+  if (!std::isfinite(parsed))
+    throw pb::sdk::InputError(csv_.where(row, col) + ": column '" + csv_.header()[col] + "': '" + std::string(value) +
+                              "' is not a finite number");
+  if (parsed < 0)
+    throw pb::sdk::InputError(csv_.where(row, col) + ": column '" + csv_.header()[col] + "': " + std::string(value) +
+                              " is negative; a profiler's times, counts and rates are never below zero");
   return parsed;
 }
 

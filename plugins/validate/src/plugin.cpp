@@ -40,10 +40,10 @@ std::string render_calibration(const json &doc, bool md) {
                          : "-";
     std::string kind = c.value("kind", std::string());
     if (md)
-      out += "| " + id + " | " + value + " | " + kind + " | " + ci + " | " + c.value("n", json()).dump() + " | " +
+      out += "| " + id + " | " + value + " | " + kind + " | " + ci + " | " + c.value("n", json()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + " | " +
              c.value("method", std::string()) + " |\n";
     else
-      out += "  " + id + " = " + value + " [" + kind + ", ci95 " + ci + ", n=" + c.value("n", json()).dump() + "]\n";
+      out += "  " + id + " = " + value + " [" + kind + ", ci95 " + ci + ", n=" + c.value("n", json()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "]\n";
   }
   return out;
 }
@@ -179,7 +179,7 @@ pb::sdk::PluginSpec describe() {
   json measurement = pv::measure_table(pv::OpSummary::parse(kExampleCsv, "example.csv"), {"k", 1}, {"example.csv", std::nullopt});
   spec.examples.push_back({"validate", "a sound bound", std::nullopt,
                            {{"report", "perfbound.bound_report/1", kExampleReport},
-                            {"measurement", "perfbound.measurement/1", measurement.dump()}},
+                            {"measurement", "perfbound.measurement/1", measurement.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)}},
                            PB_OK});
   spec.examples.push_back({"validate", "a measurement that is not one", std::nullopt,
                            {{"report", "perfbound.bound_report/1", kExampleReport},

@@ -1,14 +1,19 @@
 //===- toml_reader.cpp - typed TOML access with file:line:col errors ------===//
 #include "toml_reader.hpp"
 
+#include <perfbound/sdk/input_file.hpp>
+
 #include <algorithm>
 #include <sstream>
 
 namespace perfbound::validate {
 
 toml::table parse_toml_file(const std::string &file) {
+  std::string error;
+  auto text = pb::sdk::read_text_input_file(file, pb::sdk::kMaxConfigFileBytes, error);
+  if (!text) throw pb::sdk::InputError(error);
   try {
-    return toml::parse_file(file);
+    return toml::parse(*text, file);
   } catch (const toml::parse_error &err) {
     throw pb::sdk::InputError(file + ":" + std::to_string(err.source().begin.line) + ":" +
                               std::to_string(err.source().begin.column) + ": TOML syntax error: " + std::string(err.description()));

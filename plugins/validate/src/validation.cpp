@@ -61,7 +61,17 @@ json nullable_string(const json &obj, const char *key) {
 void check_report(const json &report, const std::string &where) {
   if (!report.is_object()) throw pb::sdk::InputError(where + ": the bound report is not a JSON object");
   const json &bound = pb::sdk::require(report, "bound", where);
-  pb::sdk::require(bound, "value", where + ".bound");
+  const json &value = pb::sdk::require(bound, "value", where + ".bound");
+  // A bound is a time: null (unknown, with a reason) or a finite number >= 0.
+  // Anything else would compare as "at or below every launch" and PASS.
+  if (!value.is_null() && !value.is_number())
+    throw pb::sdk::InputError(where + ".bound.value: expected a number of seconds or null, got " +
+                              value.dump(-1, ' ', false, json::error_handler_t::replace));
+  if (value.is_number() && !std::isfinite(value.get<double>()))
+    throw pb::sdk::InputError(where + ".bound.value: " + (std::isnan(value.get<double>()) ? "NaN" : "an infinite value") +
+                              " is not a finite number of seconds");
+  if (value.is_number() && value.get<double>() < 0)
+    throw pb::sdk::InputError(where + ".bound.value: " + value.dump() + " is negative; a lower bound on a run time is never below 0 s");
   const json &limits = pb::sdk::require(report, "limits", where);
   pb::sdk::require(limits, "dsl", where + ".limits");
   pb::sdk::require(limits, "hivm", where + ".limits");

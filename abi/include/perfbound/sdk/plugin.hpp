@@ -96,6 +96,17 @@ struct ParamSpec {
   std::optional<json> default_value;  // nullopt == required
   std::optional<json> choices;        // JSON array or nullopt
   std::string description;
+  std::optional<double> minimum;      // ABI 1.2: meaningful range of a number
+  std::optional<double> maximum;
+  bool minimum_exclusive = false;
+  bool maximum_exclusive = false;
+
+  /// The range a number must lie in (ABI 1.2), e.g.
+  /// `param("issue_per_cycle", PB_PARAM_FLOAT, 1.0).above(0).at_most(1024)`.
+  ParamSpec &at_least(double v) { minimum = v; minimum_exclusive = false; return *this; }
+  ParamSpec &above(double v) { minimum = v; minimum_exclusive = true; return *this; }
+  ParamSpec &at_most(double v) { maximum = v; maximum_exclusive = false; return *this; }
+  ParamSpec &below(double v) { maximum = v; maximum_exclusive = true; return *this; }
 };
 
 namespace detail {
@@ -108,25 +119,38 @@ inline pb_param_type infer_param_type(const json &value) {
 }
 }  // namespace detail
 
+namespace detail {
+inline ParamSpec make_param(std::string name, pb_param_type type, std::optional<json> default_value,
+                            std::optional<json> choices, std::string description) {
+  ParamSpec spec;
+  spec.name = std::move(name);
+  spec.type = type;
+  spec.default_value = std::move(default_value);
+  spec.choices = std::move(choices);
+  spec.description = std::move(description);
+  return spec;
+}
+}  // namespace detail
+
 /// An optional parameter; its type is that of the default value.
 inline ParamSpec param(std::string name, json default_value, std::string description = "") {
   pb_param_type type = detail::infer_param_type(default_value);
-  return {std::move(name), type, std::move(default_value), std::nullopt, std::move(description)};
+  return detail::make_param(std::move(name), type, std::move(default_value), std::nullopt, std::move(description));
 }
 /// An optional parameter of an explicit type (e.g. a FLOAT defaulting to 1).
 inline ParamSpec param(std::string name, pb_param_type type, json default_value,
                        std::string description = "") {
-  return {std::move(name), type, std::move(default_value), std::nullopt, std::move(description)};
+  return detail::make_param(std::move(name), type, std::move(default_value), std::nullopt, std::move(description));
 }
 /// An optional string parameter restricted to `choices`.
 inline ParamSpec choice_param(std::string name, std::string default_value,
                               std::vector<std::string> choices, std::string description = "") {
-  return {std::move(name), PB_PARAM_STRING, json(std::move(default_value)), json(std::move(choices)),
-          std::move(description)};
+  return detail::make_param(std::move(name), PB_PARAM_STRING, json(std::move(default_value)), json(std::move(choices)),
+                            std::move(description));
 }
 /// A parameter the pipeline must set.
 inline ParamSpec required_param(std::string name, pb_param_type type, std::string description = "") {
-  return {std::move(name), type, std::nullopt, std::nullopt, std::move(description)};
+  return detail::make_param(std::move(name), type, std::nullopt, std::nullopt, std::move(description));
 }
 
 //===----------------------------------------------------------------------===//
@@ -236,7 +260,7 @@ class RunContext {
       auto it = default_schema_.find(port);
       if (it != default_schema_.end()) doc["schema"] = it->second;
     }
-    std::string text = doc.dump();
+    std::string text = doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     pb_status st = ctx_->set_output(ctx_, port, text.data(), text.size());
     if (st != PB_OK)
       throw Error(PB_ERR_INTERNAL, std::string("host refused output '") + port + "' (status " +
@@ -629,9 +653,13 @@ inline Registry &build_registry(PluginSpec (*describe)()) {
       p.name = r.keep(ps.name);
       p.type = static_cast<uint32_t>(ps.type);
       p.flags = ps.default_value ? 0u : PB_PARAM_REQUIRED;
-      p.default_json = ps.default_value ? r.keep(ps.default_value->dump()) : nullptr;
-      p.choices_json = ps.choices ? r.keep(ps.choices->dump()) : nullptr;
+      p.default_json = ps.default_value ? r.keep(ps.default_value->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) : nullptr;
+      p.choices_json = ps.choices ? r.keep(ps.choices->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) : nullptr;
       p.description = r.keep(ps.description);
+      if (ps.minimum) p.minimum_json = r.keep(json(*ps.minimum).dump());
+      if (ps.maximum) p.maximum_json = r.keep(json(*ps.maximum).dump());
+      if (ps.minimum_exclusive) p.flags |= PB_PARAM_MIN_EXCLUSIVE;
+      if (ps.maximum_exclusive) p.flags |= PB_PARAM_MAX_EXCLUSIVE;
       par_arr.push_back(&p);
     }
     k.input_count = static_cast<uint32_t>(in_arr.size());
@@ -677,7 +705,7 @@ inline Registry &build_registry(PluginSpec (*describe)()) {
     ex.struct_size = sizeof(pb_example);
     ex.kind = r.keep(es.kind);
     ex.title = r.keep(es.title);
-    ex.params_json = es.params ? r.keep(es.params->dump()) : nullptr;
+    ex.params_json = es.params ? r.keep(es.params->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) : nullptr;
     ex.input_count = static_cast<uint32_t>(arr.size());
     ex.inputs = arr.empty() ? nullptr : arr.data();
     ex.expected_status = es.expected_status;

@@ -1,0 +1,193 @@
+//===- test_limits.cpp - the host refuses hostile input with a message ----===//
+//
+// Issue 17: input files only from regular files and up to a stated size,
+// UTF-8 checked where text is read, parameters inside their declared range
+// (ABI 1.2), pipelines within their limits, --out never aborting on bytes
+// that are not UTF-8.
+//
+//===----------------------------------------------------------------------===//
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cmath>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+#include <perfbound/sdk/input_file.hpp>
+
+#include "engine.hpp"
+#include "paths.hpp"
+#include "pipeline.hpp"
+#include "plugin_loader.hpp"
+#include "profile.hpp"
+#include "support/test_support.hpp"
+
+using namespace perfbound;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct Catalog {
+  Logger logger;
+  HostServices services{logger};
+  PluginRegistry plugins{services};
+  Catalog() {
+    logger.set_writer([](const std::string &) {});
+    plugins.discover({{pbtest::plugin_dir("good"), "--plugin-path"}});
+  }
+  PluginCatalog catalog() {
+    PluginCatalog c;
+    c.find = [this](std::string_view id) { return plugins.find(id); };
+    c.ids = plugins.ids();
+    return c;
+  }
+  /// Lint messages of a pipeline text (empty when it resolves).
+  std::string lint(const std::string &text, const std::vector<Override> &overrides = {}) {
+    Diagnostics diags;
+    auto p = parse_pipeline_text(text, "test.toml", diags);
+    if (p) (void)resolve_pipeline(std::move(*p), catalog(), overrides, ResolveMode::Check, &locate_profile, diags);
+    return diags.format();
+  }
+};
+
+std::string scaled(const std::string &scale) {
+  return "version = 1\n[nodes.a]\nplugin = \"perfbound_test.good\"\nkind = \"source\"\n"
+         "[nodes.t]\nplugin = \"perfbound_test.good\"\nkind = \"add\"\nparams = { scale = " +
+         scale + " }\ninputs = { terms = [\"a.out\"] }\n[outputs]\nt = \"t.out\"\n";
+}
+
+}  // namespace
+
+TEST_CASE("a number parameter outside its declared range is refused by lint, naming node, parameter and range") {
+  Catalog c;
+  CHECK(c.lint(scaled("3.0")).empty());
+  const std::string prefix = "test.toml:8:12: error: node 't': parameter 'scale' of perfbound_test.good/add must be ";
+  CHECK(c.lint(scaled("0.0")) == prefix + ">= 1e-06 and <= 1000000, got 0\n");
+  CHECK(c.lint(scaled("-1.0")) == prefix + ">= 1e-06 and <= 1000000, got -1\n");
+  CHECK(c.lint(scaled("1e-308")) == prefix + ">= 1e-06 and <= 1000000, got 1e-308\n");
+  CHECK(c.lint(scaled("nan")) == prefix + "a finite number, got nan\n");
+  CHECK(c.lint(scaled("inf")) == prefix + "a finite number, got inf\n");
+  CHECK(c.lint(scaled("-inf")) == prefix + "a finite number, got -inf\n");
+  // --set values go through the same check.
+  CHECK(c.lint(scaled("3.0"), {{"t.scale", "0"}}).find("parameter 'scale' of perfbound_test.good/add must be >= 1e-06") !=
+        std::string::npos);
+  // An exclusive maximum: delay.ms < 600000.
+  const std::string delay =
+      "version = 1\n[nodes.a]\nplugin = \"perfbound_test.good\"\nkind = \"source\"\n[nodes.d]\nplugin = \"perfbound_test.good\"\n"
+      "kind = \"delay\"\nparams = { ms = 600000 }\ninputs = { in = \"a.out\" }\n[outputs]\nd = \"d.out\"\n";
+  CHECK(c.lint(delay).find("parameter 'ms' of perfbound_test.good/delay must be >= 0 and < 600000, got 600000") != std::string::npos);
+}
+
+TEST_CASE("ranges are described, written to manifests and read back; nonsense ranges are descriptor violations") {
+  Catalog c;
+  const PluginInfo *good = c.plugins.find("perfbound_test.good");
+  REQUIRE(good != nullptr);
+  const ParamInfo *scale = good->find_kind("add")->find_param("scale");
+  REQUIRE(scale != nullptr);
+  CHECK(scale->minimum == 1e-6);
+  CHECK(scale->maximum == 1e6);
+  CHECK_FALSE(scale->minimum_exclusive);
+  const ParamInfo *ms = good->find_kind("delay")->find_param("ms");
+  CHECK(ms->maximum_exclusive);
+  // The manifest the build wrote carries the range (described_by manifest).
+  CHECK(good->described_by == "manifest");
+
+  auto probed = probe_library(pbtest::plugin_dir("bad_descriptor") / "libpbtest_bad_descriptor.so", c.services, true);
+  REQUIRE(probed.ok());
+  const std::vector<std::string> &v = probed->violations;
+  for (const char *expected : {"kind 'Broken-Kind' params 'rate': the range >= 2 and <= 1 is empty",
+                               "kind 'Broken-Kind' params 'label': a range (minimum_json/maximum_json) is only meaningful on an int or float parameter",
+                               "kind 'Broken-Kind' params 'issue': the default must be > 0, got 0"}) {
+    INFO(expected);
+    CHECK(std::find(v.begin(), v.end(), expected) != v.end());
+  }
+  // `old` has ABI 1.1's struct_size: its unparsable range is never read.
+  for (const std::string &m : v) CHECK(m.find("'old'") == std::string::npos);
+}
+
+TEST_CASE("input files: only regular files, only up to the stated size, UTF-8 with line and column") {
+  std::string error;
+  auto start = std::chrono::steady_clock::now();
+  CHECK_FALSE(pb::sdk::read_input_file("/dev/zero", pb::sdk::kMaxConfigFileBytes, error));
+  CHECK(error == "not a regular file (a device, FIFO or socket is never read as input)");
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(1));
+  pbtest::TempDir tmp;
+  CHECK_FALSE(pb::sdk::read_input_file(tmp.path(), 100, error));
+  CHECK(error == "is a directory, not a file");
+  pbtest::write_file(tmp / "big.txt", std::string(101, 'x'));
+  CHECK_FALSE(pb::sdk::read_input_file(tmp / "big.txt", 100, error));
+  CHECK(error == "101 bytes is more than the limit of 100 bytes for this kind of input");
+  CHECK(pb::sdk::read_input_file(tmp / "big.txt", 101, error) == std::string(101, 'x'));
+
+  CHECK(pb::sdk::utf8_error_message("a = 1\nb = \"\xC3\xA9\"\nc = \"\xFF\"\n", "f.toml") ==
+        "f.toml:3:6: invalid UTF-8 byte 0xFF (the file must be UTF-8 text)");
+  CHECK(pb::sdk::utf8_error_message("\xE2\x82", "f") == "f:1:1: invalid UTF-8 byte 0xE2 (the file must be UTF-8 text)");
+  CHECK(pb::sdk::utf8_error_message("\xC0\xAF", "f").find("0xC0") != std::string::npos);      // overlong
+  CHECK(pb::sdk::utf8_error_message("\xED\xA0\x80", "f").find(":1:2:") != std::string::npos);  // surrogate
+  CHECK(pb::sdk::utf8_error_message("plain \xE2\x82\xAC text", "f").empty());
+
+  std::string deep(300, '[');
+  CHECK(pb::sdk::json_depth_error("{\"a\": \n" + deep, "t.json") == "t.json:2:256: JSON arrays and objects nested deeper than 256 levels");
+  CHECK(pb::sdk::json_depth_error("[\"[[[[[[[\"]", "t.json", 2).empty());
+}
+
+TEST_CASE("a pipeline file that is not UTF-8, not regular, or too large is refused naming the file") {
+  pbtest::TempDir tmp;
+  pbtest::write_file(tmp / "p.toml", "version = 1\n# caf\xFF\n");
+  Diagnostics diags;
+  CHECK_FALSE(parse_pipeline_file(tmp / "p.toml", diags));
+  CHECK(diags.format() == (tmp / "p.toml").string() + ":2:6: error: invalid UTF-8 byte 0xFF (the file must be UTF-8 text)\n");
+  Diagnostics dev;
+  CHECK_FALSE(parse_pipeline_file("/dev/zero", dev));
+  CHECK(dev.format().find("cannot read pipeline file: not a regular file") != std::string::npos);
+}
+
+TEST_CASE("a pipeline past its limits is refused: 100k term references in one port") {
+  Catalog c;
+  std::string text = "version = 1\n[nodes.a]\nplugin = \"perfbound_test.good\"\nkind = \"source\"\n"
+                     "[nodes.t]\nplugin = \"perfbound_test.good\"\nkind = \"add\"\ninputs = { terms = [";
+  for (int idx = 0; idx < 100000; ++idx) text += idx == 0 ? "\"a.out\"" : ",\"a.out\"";
+  text += "] }\n";
+  auto start = std::chrono::steady_clock::now();
+  std::string out = c.lint(text);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+  CHECK(out.find("test.toml:8:20: error: node 't': input 'terms' lists 100000 connections, more than the limit of 4096 per port") !=
+        std::string::npos);
+}
+
+TEST_CASE("a profile whose calibration_file is /dev/zero fails fast with a message") {
+  pbtest::TempDir tmp;
+  fs::copy(pbtest::test_source_dir() / "profiles" / "fixtures" / "calibration_above_peak", tmp / "p");
+  std::string profile = pbtest::read_file(tmp / "p" / "profile.toml");
+  size_t at = profile.find("\"calibration.json\"");
+  REQUIRE(at != std::string::npos);
+  profile.replace(at, std::string("\"calibration.json\"").size(), "\"../../../../../../../../dev/zero\"");
+  pbtest::write_file(tmp / "p" / "profile.toml", profile);
+  auto start = std::chrono::steady_clock::now();
+  ProfileLoad load = load_profile(tmp / "p");
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));
+  CHECK(load.diagnostics.has_errors());
+  CHECK(load.diagnostics.format().find("key 'calibration_file': '" + (tmp / "p").string() +
+                                       "/../../../../../../../../dev/zero': not a regular file") != std::string::npos);
+}
+
+TEST_CASE("a document input nested too deep or not UTF-8 is refused at its line and column") {
+  pbtest::TempDir tmp;
+  pbtest::write_file(tmp / "p.toml", "version = 1\n[inputs]\nconfig = { kind = \"document\", schema = \"perfbound_test.config/1\" }\n"
+                                     "[nodes.t]\nplugin = \"perfbound_test.good\"\nkind = \"table_value\"\n"
+                                     "inputs = { config = \"inputs.config\" }\n[outputs]\nx = \"t.out\"\n");
+  pbtest::write_file(tmp / "deep.json", std::string(100000, '[') + std::string(100000, ']'));
+  pbtest::write_file(tmp / "bytes.json", "{\"schema\": \"perfbound_test.config/1\",\n \"x\": \"\xFF\"}");
+  auto run = [&](const char *file) {
+    return pbtest::run_cli({"--no-builtin-plugins", "--plugin-path", pbtest::plugin_dir("good").string(), "run",
+                            (tmp / "p.toml").string(), "--set", "config=" + (tmp / file).string()});
+  };
+  auto deep = run("deep.json");
+  CHECK(deep.code == 3);
+  CHECK(deep.err.find("pipeline input 'config': " + (tmp / "deep.json").string() +
+                      ":1:257: JSON arrays and objects nested deeper than 256 levels") != std::string::npos);
+  auto bytes = run("bytes.json");
+  CHECK(bytes.code == 3);
+  CHECK(bytes.err.find((tmp / "bytes.json").string() + ":2:8: invalid UTF-8 byte 0xFF") != std::string::npos);
+}
