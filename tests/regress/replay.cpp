@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include <toml++/toml.hpp>
+#include <toml++/toml.h>
 
 #include "process.hpp"
 
