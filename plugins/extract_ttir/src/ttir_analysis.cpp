@@ -1687,7 +1687,7 @@ Expected<TtirModule> analyse_ttir(std::string_view text, const std::string &orig
   // MLIR parses recursively: on a thread whose stack holds kMaxTtirNesting
   // levels of it with room to spare (a level takes a few kB).
   std::optional<Expected<TtirModule>> result;
-  llvm::thread worker(kTtirParseStackBytes, [&] { result.emplace(analyse_ttir_on_this_thread(text, origin)); });
+  llvm::thread worker(std::optional<unsigned>(kTtirParseStackBytes), [&] { result.emplace(analyse_ttir_on_this_thread(text, origin)); });
   worker.join();
   return std::move(*result);
 }
