@@ -4,7 +4,7 @@
 #   bash scripts/fuzz.sh TARGET SECONDS [extra libFuzzer flags...]
 #   bash scripts/fuzz.sh list
 #
-# TARGET: hivm, hivm_des, ttir, msprof_csv (tests/fuzz/CMakeLists.txt).
+# TARGET: one of `bash scripts/fuzz.sh list` (tests/fuzz/CMakeLists.txt).
 # Builds the `fuzz` preset (clang-19 + libclang-rt-19-dev, see
 # scripts/fuzz-packages.txt) target if needed, copies the seed corpus from
 # ../shared/data and the project's own fixtures into build-fuzz/corpus/TARGET/seed
@@ -23,8 +23,36 @@ seeds() {  # the files that seed TARGET, one per line
     hivm_des) ls "$shared"/hivm/des_json/*.json ;;
     ttir) ls "$shared"/ttir/*.ttir examples/kernels/*/*.ttir.mlir tests/extract_ttir/kernels/*.ttir tests/extract_ttir/syntax/*.ttir tests/regress/ttir/* ;;
     msprof_csv) find "$shared"/msprof "$shared"/calibration tests -name '*.csv' ;;
+    pipeline) ls pipelines/*.toml tests/host/pipelines/*.toml examples/*/*.toml tests/regress/host/*.toml ;;
+    schema) ls abi/schemas/*.json tests/schemas/*.json tests/validate/fixtures/*.json hardware_profiles/*/*.json "$shared"/testlists/*.json ;;
+    testlist) ls "$shared"/testlists/*.json bench/timing/*.json ;;
+    profile|set_value|launch|counterfactual) ;;  # generated below
     *) echo "fuzz.sh: unknown target '$1' (try: bash scripts/fuzz.sh list)" >&2; exit 2 ;;
   esac 2>/dev/null || true
+}
+
+generated_seeds() {  # TARGET DIR: seeds written from the project's own files
+  local i=0
+  case "$1" in
+    profile)  # first byte even: the input is profile.toml; odd: calibration.json
+      for f in hardware_profiles/*/profile.toml tests/profiles/fixtures/*/profile.toml; do
+        { printf '\x00'; cat "$f"; } > "$2/gen_profile_$i"; i=$((i + 1)); done
+      for f in hardware_profiles/*/calibration.json tests/profiles/fixtures/*/calibration.json; do
+        [ -f "$f" ] && { printf '\x01'; cat "$f"; } > "$2/gen_calibration_$i"; i=$((i + 1)); done ;;
+    set_value)
+      for v in 'launch.grid=[8192,1,1]' 'launch={grid=[128,32],args={"22"=8192}}' 'launch.args.n_elements=16777216' \
+               'hivm=examples/kernels/vector_add/vector_add.npuir.mlir' 'x="quoted \"string\""' 'p=1.5e3' 't=true' \
+               'a.b.c={d=[1,[2,[3]]],e="f"}' 'd=1979-05-27T07:32:00Z'; do
+        printf '%s' "$v" > "$2/gen_set_$i"; i=$((i + 1)); done ;;
+    launch)
+      for v in '{"schema":"perfbound.launch/1","grid":[8192,1,1],"args":{"n_elements":16777216}}' \
+               '{"schema":"perfbound.launch/1","grid":[128,32],"args":{"22":8192,"%arg3":4},"kernel":"chunk"}' \
+               '{"schema":"perfbound.launch/1","grid":[1]}'; do
+        printf '%s' "$v" > "$2/gen_launch_$i"; i=$((i + 1)); done ;;
+    counterfactual)
+      printf 'version = 1\nkernel = "add_kernel"\nhivm = "examples/kernels/vector_add/vector_add.npuir.mlir"\n[[edit]]\nkind = "remove_barrier"\nline = 63\n[measure]\ncompile = { argv = ["cp", "{ir}", "{dir}/kernel.o"] }\nrun = { argv = ["sh", "-c", "true"], timeout_s = 5 }\noutputs = ["out.npy"]\nwarmup = 1\n' > "$2/gen_cf_0"
+      printf 'version = 1\nkernel = "k"\nhivm = "k.mlir"\n[[edit]]\nkind = "remove_barrier"\nline = 1\n' > "$2/gen_cf_1" ;;
+  esac
 }
 
 max_len() {
@@ -35,7 +63,7 @@ max_len() {
 }
 
 if [ "${1:-}" = list ]; then
-  echo "hivm hivm_des ttir msprof_csv"
+  echo "hivm hivm_des ttir msprof_csv pipeline set_value schema launch profile testlist counterfactual"
   exit 0
 fi
 if [ $# -lt 2 ]; then
@@ -59,6 +87,8 @@ while IFS= read -r f; do
   cp "$f" "$dir/seed/$(printf '%04d' $n)_$(basename "$f")"
   n=$((n + 1))
 done < <(seeds "$target")
+generated_seeds "$target" "$dir/seed"
+n=$(ls "$dir/seed" | wc -l)
 echo "fuzz.sh: $target for ${seconds}s, $n seed files, dictionary tests/fuzz/dict/$target.dict"
 
 dict=()
