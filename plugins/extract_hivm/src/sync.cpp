@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 #include <unordered_set>
 #include <string>
 
@@ -261,6 +262,28 @@ void analyze_function(Program &prog, const FunctionView &view) {
     e.wait_ops.push_back(w);
     e.wait_lines.push_back(op.line);
   }
+  // The work after a wait depends on the wait alone, and a wait joins every
+  // group it can match: walk once per wait, not once per group it joined.
+  std::unordered_map<uint32_t, std::vector<uint32_t>> consumers_cache;
+  auto consumers_of = [&](uint32_t w) -> const std::vector<uint32_t> & {
+    auto [it, inserted] = consumers_cache.try_emplace(w);
+    if (!inserted) return it->second;
+    const SyncInfo &wi = *prog.ops[w].sync;
+    size_t seen = 0;
+    walk.forward(w, [&](uint32_t r) {
+      const OpRecord &op = prog.ops[r];
+      if (r == w) return false;
+      if (op.cls == OpClass::WaitFlag && op.sync && op.sync->from == wi.from && op.sync->to == wi.to &&
+          events_match(*op.sync, wi))
+        return false;
+      if (is_work(op) && on_pipe(op, wi.to)) {
+        it->second.push_back(r);
+        if (++seen >= kScanCap) return false;
+      }
+      return true;
+    });
+    return it->second;
+  };
   for (auto &[key, idx] : groups) {
     HandoffEdge &e = prog.handoffs[idx];
     UniqueList producers(e.producer_ops), consumers(e.consumer_ops);
@@ -279,22 +302,8 @@ void analyze_function(Program &prog, const FunctionView &view) {
         return true;
       });
     }
-    for (uint32_t w : e.wait_ops) {
-      const SyncInfo &wi = *prog.ops[w].sync;
-      size_t seen = 0;
-      walk.forward(w, [&](uint32_t r) {
-        const OpRecord &op = prog.ops[r];
-        if (r == w) return false;
-        if (op.cls == OpClass::WaitFlag && op.sync && op.sync->from == wi.from && op.sync->to == wi.to &&
-            events_match(*op.sync, wi))
-          return false;
-        if (is_work(op) && on_pipe(op, wi.to)) {
-          consumers.add(r);
-          if (++seen >= kScanCap) return false;
-        }
-        return true;
-      });
-    }
+    for (uint32_t w : e.wait_ops)
+      for (uint32_t r : consumers_of(w)) consumers.add(r);
     e.sets = sum_counts(e.set_ops, prog);
     e.waits = sum_counts(e.wait_ops, prog);
     const std::string p = std::string("PIPE_") + pipe_name(e.producer), q = std::string("PIPE_") + pipe_name(e.consumer);
@@ -401,13 +410,32 @@ void analyze_cross_core(Program &prog, const std::vector<FunctionView> &views, c
     }
   std::map<std::pair<int64_t, std::pair<int, int>>, size_t> edges;
   auto flag_of = [&](uint32_t r) -> int64_t { return prog.ops[r].sync->event.value_or(-1); };
+  // The waits of each flag, grouped by core in order of their first wait:
+  // every set meets each group once (sets x groups, not sets x waits).
+  struct WaitGroup {
+    int core;
+    const OpRecord *first;
+    std::vector<uint32_t> lines;  // distinct, in wait order
+    std::unordered_set<uint32_t> seen;
+  };
+  std::map<int64_t, std::vector<WaitGroup>> wait_groups;
+  for (const SyncPoint &w : waits) {
+    const OpRecord &wo = prog.ops[w.op];
+    std::vector<WaitGroup> &groups_of_flag = wait_groups[flag_of(w.op)];
+    auto g = std::find_if(groups_of_flag.begin(), groups_of_flag.end(),
+                          [&](const WaitGroup &x) { return x.core == static_cast<int>(wo.core); });
+    if (g == groups_of_flag.end()) g = groups_of_flag.insert(groups_of_flag.end(), {static_cast<int>(wo.core), &wo, {}, {}});
+    if (g->seen.insert(wo.line).second) g->lines.push_back(wo.line);
+  }
+  std::map<size_t, std::unordered_set<uint32_t>> set_lines_seen;
   for (const SyncPoint &s : sets) {
     const OpRecord &so = prog.ops[s.op];
-    for (const SyncPoint &w : waits) {
-      const OpRecord &wo = prog.ops[w.op];
-      if (flag_of(s.op) != flag_of(w.op)) continue;
+    auto groups_of_flag = wait_groups.find(flag_of(s.op));
+    if (groups_of_flag == wait_groups.end()) continue;
+    for (const WaitGroup &g : groups_of_flag->second) {
+      const OpRecord &wo = *g.first;
       if (so.core == wo.core && so.core != CoreType::Unknown) continue;
-      auto key = std::make_pair(flag_of(s.op), std::make_pair(static_cast<int>(so.core), static_cast<int>(wo.core)));
+      auto key = std::make_pair(flag_of(s.op), std::make_pair(static_cast<int>(so.core), g.core));
       auto it = edges.find(key);
       if (it == edges.end()) {
         CrossCoreEdge e;
@@ -418,12 +446,12 @@ void analyze_cross_core(Program &prog, const std::vector<FunctionView> &views, c
         e.producer_core = so.core;
         e.consumer_core = wo.core;
         e.producer_pipe = so.sync->from;
+        e.wait_lines = g.lines;
         prog.cross_core.push_back(std::move(e));
         it = edges.emplace(key, prog.cross_core.size() - 1).first;
       }
       CrossCoreEdge &e = prog.cross_core[it->second];
-      append_unique(e.set_lines, so.line);
-      append_unique(e.wait_lines, wo.line);
+      if (set_lines_seen[it->second].insert(so.line).second) e.set_lines.push_back(so.line);
     }
   }
   for (size_t ei = first_edge; ei < prog.cross_core.size(); ++ei) {
