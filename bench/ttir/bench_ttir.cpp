@@ -17,6 +17,7 @@
 #include <benchmark/benchmark.h>
 
 #include "dsl_facts.hpp"
+#include "../big_function.hpp"
 #include "ttir_analysis.hpp"
 
 namespace {
@@ -59,6 +60,28 @@ void parse_and_analyse(benchmark::State &state, const fs::path &path) {
   state.counters["bytes"] = static_cast<double>(text.size());
   state.counters["kernels"] = static_cast<double>(kernels);
   state.counters["peak_rss_MiB"] = peak_rss_mib();
+}
+
+/// One tt.func of N MiB: the example vector_add kernel's body repeated
+/// (SSA values renamed per copy). Throughput and peak RSS as a multiple of
+/// the input (issue 17: a single large function must scale linearly).
+void single_function(benchmark::State &state) {
+  const size_t bytes = static_cast<size_t>(state.range(0)) << 20;
+  const std::string example = read_file(fs::path(PB_SOURCE_DIR) / "examples/kernels/vector_add/vector_add.ttir.mlir");
+  const std::string text = pb::bench_support::single_function(example, "tt.func", "tt.return", bytes);
+  for (auto _ : state) {
+    auto module = perfbound::ttir::analyse_ttir(text, "single_function.ttir");
+    if (!module) {
+      state.SkipWithError(module.error().message.substr(0, 300).c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(module->kernels.data());
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * text.size()));
+  const double input_mib = static_cast<double>(text.size()) / (1024.0 * 1024.0);
+  state.counters["input_MiB"] = input_mib;
+  state.counters["peak_rss_MiB"] = peak_rss_mib();
+  state.counters["peak_rss_x_input"] = peak_rss_mib() / input_mib;
 }
 
 // The members of perfbound.profile/1 dsl_facts reads (910B3 values).
@@ -121,6 +144,8 @@ void register_all() {
       {"row_sum_100x1000", source / "tests/extract_ttir/kernels/row_sum_loop.ttir",
        {{"grid", {100}}, {"args", {{"%arg2", 1000}, {"%arg3", 1000}}}}},
   };
+  benchmark::RegisterBenchmark("single_function_MiB", single_function)
+      ->Arg(1)->Arg(4)->Arg(16)->Iterations(1)->Unit(benchmark::kMillisecond);
   for (const Launch &l : launches)
     benchmark::RegisterBenchmark((std::string("dsl_facts/") + l.name).c_str(),
                                  [l](benchmark::State &s) { facts(s, l.path, l.launch); })
