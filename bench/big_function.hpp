@@ -3,7 +3,7 @@
 // For the single-function scaling benchmarks (bench/hivm, bench/ttir): the
 // body of a real function repeated inside that one function until the text
 // reaches a size, every SSA value defined in it renamed per copy (`%12` ->
-// `%12_r3`, `%43#1` -> `%43_r3#1`) so that the result is valid IR (the
+// `%r3_12`, `%43#1` -> `%r3_43#1`) so that the result is valid IR (the
 // readers refuse a value defined twice); the function's arguments keep
 // their names.
 //
@@ -34,13 +34,14 @@ inline std::set<std::string> argument_names(std::string_view signature) {
   return names;
 }
 
-/// `before` + copies of `body` (SSA names renamed per copy, `keep` excepted)
+/// `before` + copies of `body` (SSA names renamed per copy, `keep` excepted;
+/// a prefix, since MLIR names that start with a digit are digits only)
 /// until at least `bytes` bytes + `after`.
 inline std::string repeat_body(std::string_view before, std::string_view body, std::string_view after, size_t bytes,
                                const std::set<std::string> &keep) {
   std::string out(before);
   for (size_t copy = 0; out.size() < bytes; ++copy) {
-    const std::string suffix = "_r" + std::to_string(copy);
+    const std::string prefix = "%r" + std::to_string(copy) + "_";
     for (size_t i = 0; i < body.size();) {
       if (body[i] != '%') {
         out += body[i++];
@@ -49,8 +50,12 @@ inline std::string repeat_body(std::string_view before, std::string_view body, s
       size_t end = i + 1;
       while (end < body.size() && is_ssa_char(body[end])) ++end;
       const std::string_view name = body.substr(i, end - i);
-      out += name;
-      if (name.size() > 1 && keep.count(std::string(name)) == 0) out += suffix;
+      if (name.size() > 1 && keep.count(std::string(name)) == 0) {
+        out += prefix;
+        out += name.substr(1);
+      } else {
+        out += name;
+      }
       i = end;
     }
   }
