@@ -157,6 +157,8 @@ std::string run_one(const Options &opt, const fs::path &area_dir, const fs::path
     w = replace_all(w, "{file}", file.string());
     w = replace_all(w, "{dir}", area_dir.string());
     w = replace_all(w, "{source}", opt.regress.parent_path().parent_path().string());
+    w = replace_all(w, "{perfbound}", opt.perfbound.string());
+    w = replace_all(w, "{bin}", opt.bin.string());
     argv.push_back(w);
   }
   if (argv[0] == "perfbound") argv[0] = opt.perfbound.string();
