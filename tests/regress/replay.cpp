@@ -11,6 +11,8 @@
 //   - print no sanitizer report (ASan, UBSan, LeakSanitizer),
 //   - when it fails (exit != 0), name the input in its output,
 //   - and match the case's `exit` and `message` when given.
+// A case marked `xfail = "..."` (a known failure, not fixed yet) must still
+// fail; it is listed on every run and fails the replay once it passes.
 // Prints one line per file and "N passed, N failed"; exits 1 when any failed.
 //
 //===----------------------------------------------------------------------===//
@@ -49,6 +51,7 @@ struct Case {
   std::optional<int64_t> exit;
   std::string message;
   std::string breaks;
+  std::string xfail;  // a known failure not fixed yet (who owns it); must still fail
 };
 
 /// Splits a command string like a POSIX shell without expansions: blanks
@@ -104,6 +107,7 @@ void read_case_fields(const toml::table &t, Case &c) {
   if (auto e = t["exit"].value<int64_t>()) c.exit = *e;
   c.message = t["message"].value_or(std::string());
   c.breaks = t["breaks"].value_or(t["comment"].value_or(std::string()));
+  c.xfail = t["xfail"].value_or(std::string());
 }
 
 /// file name -> case, with the area's default command filled in. Accepts
@@ -249,6 +253,17 @@ int main(int argc, char **argv) {
       CommandResult result;
       std::string why = run_one(opt, area, file, c, log_text, result);
       const std::string label = area.filename().string() + "/" + rel;
+      if (!c.xfail.empty()) {
+        // A known failure: reported on every run, and an error once it passes
+        // (remove the `xfail` line then).
+        if (why.empty()) {
+          why = "passes now although marked xfail (" + c.xfail + "): remove the xfail line";
+        } else {
+          ++passed;
+          std::printf("xfail %-49s %s  [known, %s]\n", label.c_str(), why.c_str(), c.xfail.c_str());
+          continue;
+        }
+      }
       if (why.empty()) {
         ++passed;
         std::printf("ok   %-50s exit %d  %.2f s\n", label.c_str(), result.exit_code.value_or(-1), result.wall_s);
