@@ -9,7 +9,8 @@
 # scripts/fuzz-packages.txt) target if needed, copies the seed corpus from
 # ../shared/data and the project's own fixtures into build-fuzz/corpus/TARGET/seed
 # (never committed), keeps what the fuzzer finds in build-fuzz/corpus/TARGET/work
-# between runs, and writes crashes to build-fuzz/findings/TARGET/. A finding is
+# between runs, and writes crashes to build-fuzz/findings/TARGET/ (FUZZ_NO_BUILD=1:
+# use the built target as it is). A finding is
 # committed as a regression input under tests/regress/ (tests/regress/README.md).
 # Runs at nice 19: the machine is shared. FUZZ_JOBS=N runs N workers.
 set -euo pipefail
@@ -76,7 +77,7 @@ shift 2
 
 command -v clang++-19 >/dev/null || { echo "fuzz.sh: clang++-19 not found: apt-get install -y \$(grep -v '^#' scripts/fuzz-packages.txt)" >&2; exit 2; }
 [ -d build-fuzz ] || cmake --preset fuzz >/dev/null
-nice -n 19 cmake --build build-fuzz -j "${FUZZ_BUILD_JOBS:-1}" --target "perfbound_fuzz_$target"
+[ -n "${FUZZ_NO_BUILD:-}" ] || nice -n 19 cmake --build build-fuzz -j "${FUZZ_BUILD_JOBS:-1}" --target "perfbound_fuzz_$target"
 
 dir=build-fuzz/corpus/$target
 rm -rf "$dir/seed"
