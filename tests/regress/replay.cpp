@@ -9,7 +9,8 @@
 //   - end by itself within the timeout (10 s),
 //   - exit with a code below 128 (no signal: no crash, no abort),
 //   - print no sanitizer report (ASan, UBSan, LeakSanitizer),
-//   - when it fails (exit != 0), name the input in its output,
+//   - when it fails (exit != 0), name the input in its output (or print the
+//     case's `message`, for inputs given as text with {contents}),
 //   - and match the case's `exit` and `message` when given.
 // A case marked `xfail = "..."` (a known failure, not fixed yet) must still
 // fail; it is listed on every run and fails the replay once it passes.
@@ -163,6 +164,7 @@ std::string run_one(const Options &opt, const fs::path &area_dir, const fs::path
     w = replace_all(w, "{source}", opt.regress.parent_path().parent_path().string());
     w = replace_all(w, "{perfbound}", opt.perfbound.string());
     w = replace_all(w, "{bin}", opt.bin.string());
+    if (w.find("{contents}") != std::string::npos) w = replace_all(w, "{contents}", read_text(file));
     argv.push_back(w);
   }
   if (argv[0] == "perfbound") argv[0] = opt.perfbound.string();
@@ -186,7 +188,7 @@ std::string run_one(const Options &opt, const fs::path &area_dir, const fs::path
   const int code = result.exit_code.value_or(-1);
   if (c.exit && code != *c.exit)
     return "exit code " + std::to_string(code) + ", expected " + std::to_string(*c.exit);
-  if (code != 0 && log_text.find(file.filename().string()) == std::string::npos)
+  if (code != 0 && c.message.empty() && log_text.find(file.filename().string()) == std::string::npos)
     return "failed (exit " + std::to_string(code) + ") without naming the input " + file.filename().string();
   if (!c.message.empty() && log_text.find(c.message) == std::string::npos)
     return "the output does not contain '" + c.message + "'";
