@@ -45,6 +45,7 @@ struct Options {
   fs::path work;
   std::string area;
   double timeout_s = 10;
+  bool sanitized = false;  // built with -fsanitize (the asan preset)
 };
 
 struct Case {
@@ -53,6 +54,7 @@ struct Case {
   std::string message;
   std::string breaks;
   std::string xfail;  // a known failure not fixed yet (who owns it); must still fail
+  bool xfail_sanitized_only = false;  // the failure is a sanitizer report: expected only in sanitized builds
 };
 
 /// Splits a command string like a POSIX shell without expansions: blanks
@@ -109,6 +111,7 @@ void read_case_fields(const toml::table &t, Case &c) {
   c.message = t["message"].value_or(std::string());
   c.breaks = t["breaks"].value_or(t["comment"].value_or(std::string()));
   c.xfail = t["xfail"].value_or(std::string());
+  c.xfail_sanitized_only = t["xfail_under"].value_or(std::string()) == "asan";
 }
 
 /// file name -> case, with the area's default command filled in. Accepts
@@ -208,6 +211,7 @@ int main(int argc, char **argv) {
     else if (key == "--area") opt.area = value;
     else if (key == "--timeout") opt.timeout_s = std::stod(value);
     else if (key == "--work") opt.work = value;
+    else if (key == "--sanitized") opt.sanitized = value == "1" || value == "ON" || value == "TRUE";
     else {
       std::cerr << "usage: perfbound_regress_replay --regress DIR --perfbound EXE --bin DIR [--area NAME] [--timeout S] [--work DIR]\n";
       return 2;
@@ -255,6 +259,7 @@ int main(int argc, char **argv) {
       CommandResult result;
       std::string why = run_one(opt, area, file, c, log_text, result);
       const std::string label = area.filename().string() + "/" + rel;
+      if (c.xfail_sanitized_only && !opt.sanitized) c.xfail.clear();
       if (!c.xfail.empty()) {
         // A known failure: reported on every run, and an error once it passes
         // (remove the `xfail` line then).
