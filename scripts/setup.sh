@@ -3,7 +3,8 @@
 #
 #   bash scripts/setup.sh demo    install dependencies, build, run the bound
 #                                 report on the bundled example kernel
-#   bash scripts/setup.sh test    install dependencies, build, run every test
+#   bash scripts/setup.sh test    install dependencies (and chromium, for the
+#                                 browser test of the pictures), build, run every test
 #   bash scripts/setup.sh deps    only install the Debian packages
 #   bash scripts/setup.sh build   only configure and build (preset "default")
 #
@@ -30,6 +31,18 @@ deps() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
+# Chromium renders the HTML pictures in tests/pictures (ctest pictures_chromium,
+# skipped without it). It is ~300 MB, so it is installed for `test` only and
+# not listed in debian-packages.txt; a failed install only skips that test.
+browser() {
+  command -v chromium > /dev/null && return
+  echo "setup: installing chromium (for the pictures_chromium test)"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends chromium ||
+    echo "setup: chromium could not be installed; ctest will skip pictures_chromium"
+}
+
 build() {
   cmake --preset "$preset"
   cmake --build --preset "$preset"
@@ -51,12 +64,16 @@ demo() {
   # bound, the binding unit, both limits, the verdict, attribution, findings.
   "$pb" run pipelines/bound.toml --profile ascend_910b3 \
     --set "ttir=$kernel/vector_add.ttir.mlir" --set "hivm=$kernel/vector_add.npuir.mlir" \
-    --set 'launch={grid=[8192,1,1],args={n_elements=16777216,"3"=16777216}}' --format text
+    --set 'launch={grid=[8192,1,1],args={n_elements=16777216,"3"=16777216}}' --format text \
+    --out "$(build_dir)/demo"
+  # The same report as one self-contained HTML page (roofline, where the time
+  # goes, busy time per component, findings with their source lines).
+  echo "setup: HTML report: $(build_dir)/demo/report.html"
 }
 
 case "${1:-}" in
   demo) deps; build; demo ;;
-  test) deps; build; ctest --preset "$preset" -j "$(nproc)" ;;
+  test) deps; browser; build; ctest --preset "$preset" -j "$(nproc)" ;;
   deps) deps ;;
   build) deps; build ;;
   *) sed -n '2,12p' "$0"; exit 2 ;;

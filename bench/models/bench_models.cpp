@@ -10,6 +10,10 @@
 //   bound_from_view/<case>        only the terms and the combiner, from the
 //                                 HivmView already read
 //   hivm_work/<case>              the aggregation alone (program -> work)
+//   render_html/<case>            the HTML fragment of the bound report (roofline,
+//                                 waterfall, bars, findings with source lines:
+//                                 the IR file is read), on top of the bound
+//   render_trace/<case>           the trace-event JSON of the bound report
 //   sweep/<kernel>                DSL-tier bounds per second on one core
 //                                 (configs/s = items_per_second)
 //
@@ -28,6 +32,8 @@
 #include "analyze.hpp"
 #include "combine.hpp"
 #include "document.hpp"
+#include "render_html.hpp"
+#include "render_trace.hpp"
 #include "sweep.hpp"
 #include "terms.hpp"
 
@@ -160,6 +166,30 @@ void bound_from_view(benchmark::State &state, const Case &c) {
   for (auto _ : state) benchmark::DoNotOptimize(report_from_view(view, rates));
 }
 
+/// The pictures of one bound report (the report computed once, outside the loop).
+void render_pictures(benchmark::State &state, const Case &c, bool html) {
+  std::string text = program_text(c.dump, json::parse(c.launch));
+  if (text.empty()) {
+    state.SkipWithError("../shared not found: real dumps unavailable");
+    return;
+  }
+  m::Rates rates = m::Rates::from_profile(profile(), "ascend_910b3");
+  json report = report_from_view(m::HivmView::from_json(json::parse(text), "bench"), rates);
+  size_t bytes = 0;
+  for (auto _ : state) {
+    if (html) {
+      std::string page = *m::render_html("perfbound.bound_report/1", report, &profile());
+      bytes = page.size();
+      benchmark::DoNotOptimize(page);
+    } else {
+      std::string trace = m::render_trace(report).dump(1);
+      bytes = trace.size();
+      benchmark::DoNotOptimize(trace);
+    }
+  }
+  state.counters["output_bytes"] = static_cast<double>(bytes);
+}
+
 json dsl_facts(const std::string &ttir, const std::string &launch) {
   fs::path out = fs::temp_directory_path() / ("perfbound-bench-models-" + std::to_string(::getpid()));
   std::string cmd = std::string(PB_PERFBOUND_EXE) + " run " + PB_SOURCE_DIR + "/pipelines/bound_dsl.toml --set ttir=" + ttir +
@@ -197,6 +227,8 @@ BENCHMARK_CAPTURE(whole_bound, chunk_kda_from_program, kChunkKda, From::Program)
 BENCHMARK_CAPTURE(bound_from_view, chunk_kda, kChunkKda)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(bound_from_view, seeded_serial, kSeededSerial)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(hivm_work, chunk_kda, kChunkKda)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(render_pictures, html_chunk_kda, kChunkKda, true)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(render_pictures, trace_chunk_kda, kChunkKda, false)->Unit(benchmark::kMicrosecond);
 // Fixed iteration counts, for instruction counts under valgrind --tool=callgrind
 // (this VM's clock varies by 2x between runs; instruction counts do not):
 //   valgrind --tool=callgrind --toggle-collect='*report_from_view*' \

@@ -37,6 +37,8 @@ bool write_file(const fs::path &path, const std::string &text) {
 std::string extension_for(const std::string &format) {
   if (format == "json") return "json";
   if (format == "md") return "md";
+  if (format == "html") return "html";
+  if (format == "trace") return "trace.json";
   return "txt";
 }
 
@@ -53,12 +55,13 @@ void register_pipeline_commands(CLI::App &root, CommandContext &ctx) {
     auto progress = std::make_shared<bool>(false);
     CLI::App *cmd = root.add_subcommand("run", "Run a pipeline and print its report");
     add_pipeline_args(cmd, *args);
-    cmd->add_option("--format", *formats, "Report format: text, json or md (repeatable)")
+    cmd->add_option("--format", *formats, "Report format: text, json, md, html (one self-contained page with the pictures) or trace (the bound's "
+                                        "schedule as Chrome trace-event JSON for Perfetto / MindStudio Insight) (repeatable)")
         ->check(CLI::IsMember(report_formats()))
         ->allow_extra_args(false);
     cmd->add_option("--out", *out_dir,
                     "Write every output document (<name>.json), the full run result (run.json) and the reports "
-                    "(report.txt/.json/.md) into this directory");
+                    "(report.txt/.json/.md/.trace.json for each --format, and always report.html) into this directory");
     cmd->add_option("--jobs,-j", *jobs, "Nodes to run in parallel (default: number of CPUs)");
     cmd->add_flag("--no-validate", *no_validate, "Do not check documents against their published JSON Schemas");
     cmd->add_flag("--progress", *progress, "Print progress of long-running nodes to stderr");
@@ -90,9 +93,12 @@ void register_pipeline_commands(CLI::App &root, CommandContext &ctx) {
           }
           for (const auto &[name, doc] : result.outputs) write_file(fs::path(*out_dir) / (name + ".json"), doc->data() + "\n");
           write_file(fs::path(*out_dir) / "run.json", result.to_json().dump(2) + "\n");
-          for (const std::string &f : fmts)
+          std::vector<std::string> file_formats = fmts;
+          if (std::find(file_formats.begin(), file_formats.end(), "html") == file_formats.end()) file_formats.push_back("html");
+          for (const std::string &f : file_formats)
             write_file(fs::path(*out_dir) / ("report." + extension_for(f)), render_report(result, f, *app.plugins));
-          std::cerr << "perfbound: wrote " << result.outputs.size() << " output document(s) and reports to " << *out_dir << "\n";
+          std::cerr << "perfbound: wrote " << result.outputs.size() << " output document(s) and reports to " << *out_dir
+                    << " (open " << (fs::path(*out_dir) / "report.html").string() << ")\n";
         }
         if (out_dir->empty() || !formats->empty()) {
           for (const std::string &f : fmts) std::cout << render_report(result, f, *app.plugins);

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include <perfbound/sdk/html.hpp>
+
 namespace perfbound {
 namespace {
 
@@ -64,10 +66,102 @@ void sink_append(void *sink_data, const char *text, size_t size) {
   static_cast<std::string *>(sink_data)->append(text, size);
 }
 
+/// The producer plugin's rendering of `doc` in `format`, or nullopt when it
+/// offers none.
+std::optional<std::string> plugin_render(const Document &doc, const std::string &producer_plugin, const std::string &format,
+                                         PluginRegistry &plugins) {
+  LoadedLibrary *lib = plugins.loaded(producer_plugin);
+  if (lib == nullptr) return std::nullopt;
+  const auto *ext = static_cast<const pb_ext_render *>(lib->extension(PB_EXT_RENDER));
+  if (ext == nullptr) return std::nullopt;
+  std::string out;
+  if (ext->render(doc.schema().c_str(), doc.data().c_str(), doc.data().size(), format.c_str(), &sink_append, &out) != PB_OK)
+    return std::nullopt;
+  return out;
+}
+
+std::string output_plugin(const RunResult &result, const std::string &name) {
+  return result.output_plugins.count(name) ? result.output_plugins.at(name) : "";
+}
+
+/// Format "html": one self-contained page; each output drawn by its
+/// producer's renderer (a fragment), else shown as a collapsed tree.
+std::string render_html_report(const RunResult &result, PluginRegistry &plugins) {
+  namespace h = pb::sdk::html;
+  std::ostringstream os;
+  const std::string file = result.resolved.value("file", "");
+  std::string kernel;
+  for (const auto &[name, doc] : result.outputs)
+    if (kernel.empty() && doc->parsed().is_object() && doc->parsed().contains("kernel") && doc->parsed()["kernel"].is_object())
+      kernel = doc->parsed()["kernel"].value("name", "");
+  os << "<p class=\"muted\">perfbound report: pipeline <code>" << h::escape(file) << "</code>, status <b>" << h::escape(result.status)
+     << "</b> (" << result.nodes.size() << " nodes, " << h::escape(fmt_ms(result.total_ms)) << ")</p>\n";
+  if (!result.diagnostics.empty())
+    os << "<section class=\"pb-card\"><h2>Diagnostics</h2><pre>" << h::escape(result.diagnostics.format()) << "</pre></section>\n";
+  for (const auto &[name, doc] : result.outputs) {
+    if (std::optional<std::string> frag = plugin_render(*doc, output_plugin(result, name), "html", plugins)) {
+      os << "<div class=\"pb-output\" data-output=\"" << h::escape(name) << "\" data-schema=\"" << h::escape(doc->schema()) << "\">\n"
+         << *frag << "</div>\n";
+      continue;
+    }
+    const json &parsed = doc->parsed();
+    os << "<section class=\"pb-card pb-output\" data-output=\"" << h::escape(name) << "\" data-schema=\"" << h::escape(doc->schema())
+       << "\"><details><summary>output <b>" << h::escape(name) << "</b> (" << h::escape(doc->schema()) << ")</summary><pre>"
+       << h::escape(parsed.is_discarded() ? std::string("(document is not valid JSON)") : render_json_tree(parsed, false))
+       << "</pre></details></section>\n";
+  }
+  os << "<section class=\"pb-card\"><h2>Nodes</h2><table class=\"pb-sortable\"><thead><tr><th>node</th><th>plugin / kind</th><th>status</th>"
+        "<th class=\"num\">ms</th><th>note</th></tr></thead><tbody>\n";
+  for (const NodeResult &nr : result.nodes) {
+    const double ms = nr.create_ms + nr.run_ms + nr.destroy_ms;
+    os << "<tr><td>" << h::escape(nr.id) << "</td><td>" << h::escape(nr.plugin + " / " + nr.kind) << "</td><td>"
+       << h::escape(node_status_name(nr.status)) << "</td><td class=\"num\" data-v=\"" << ms << "\">" << h::escape(fmt_ms(ms)) << "</td><td>"
+       << h::escape(!nr.error.empty() ? nr.error : nr.skipped_because) << "</td></tr>\n";
+  }
+  os << "</tbody></table></section>\n";
+  const json &prov = result.provenance;
+  if (prov.contains("perfbound")) {
+    os << "<section class=\"pb-card\"><h2>Provenance</h2><ul><li>perfbound " << h::escape(prov["perfbound"].value("version", "?")) << " ("
+       << h::escape(prov["perfbound"].value("git_sha", "?")) << ", ABI " << h::escape(prov["perfbound"].value("abi", "?")) << ")</li>";
+    for (const json &p : prov.value("plugins", json::array()))
+      os << "<li>plugin <code>" << h::escape(p.value("id", "")) << "</code> " << h::escape(p.value("version", "")) << " (ABI "
+         << h::escape(p.value("abi", "")) << ")</li>";
+    for (const json &i : prov.value("inputs", json::array()))
+      os << "<li>input <code>" << h::escape(i.value("name", "")) << "</code>: "
+         << h::escape(i.value("path", i.contains("value") ? i["value"].dump() : "")) << (i.contains("sha256") ? " <span class=\"muted\">sha256 " + h::escape(i["sha256"].get<std::string>().substr(0, 12)) + "</span>" : "")
+         << "</li>";
+    os << "</ul></section>\n";
+  }
+  return h::page("perfbound: " + (kernel.empty() ? file : kernel), os.str());
+}
+
+/// Format "trace": the trace events of every output whose producer draws
+/// one, merged (each output's processes kept apart by a pid offset).
+std::string render_trace_report(const RunResult &result, PluginRegistry &plugins) {
+  json events = json::array();
+  json sources = json::array();
+  int offset = 0;
+  for (const auto &[name, doc] : result.outputs) {
+    std::optional<std::string> text = plugin_render(*doc, output_plugin(result, name), "trace", plugins);
+    if (!text) continue;
+    json trace = json::parse(*text, nullptr, false);
+    if (!trace.is_object() || !trace.contains("traceEvents") || !trace["traceEvents"].is_array()) continue;
+    for (json &e : trace["traceEvents"]) {
+      if (e.contains("pid") && e["pid"].is_number_integer()) e["pid"] = e["pid"].get<int64_t>() + offset;
+      events.push_back(std::move(e));
+    }
+    sources.push_back({{"output", name}, {"schema", doc->schema()}, {"metadata", trace.value("metadata", json::object())}});
+    offset += 100;
+  }
+  json meta = {{"pipeline", result.resolved.value("file", "")}, {"status", result.status}, {"outputs", sources}};
+  if (sources.empty()) meta["reason"] = "no output of this run can be drawn as a trace (a bound report can)";
+  return json{{"traceEvents", events}, {"displayTimeUnit", "ns"}, {"metadata", meta}}.dump(1) + "\n";
+}
+
 }  // namespace
 
 const std::vector<std::string> &report_formats() {
-  static const std::vector<std::string> kFormats = {"text", "json", "md"};
+  static const std::vector<std::string> kFormats = {"text", "json", "md", "html", "trace"};
   return kFormats;
 }
 
@@ -94,6 +188,8 @@ std::string render_document(const Document &doc, const std::string &producer_plu
 
 std::string render_report(const RunResult &result, const std::string &format, PluginRegistry &plugins) {
   if (format == "json") return result.to_json().dump(2) + "\n";
+  if (format == "html") return render_html_report(result, plugins);
+  if (format == "trace") return render_trace_report(result, plugins);
   const bool md = format == "md";
   std::ostringstream os;
   const std::string file = result.resolved.value("file", "");

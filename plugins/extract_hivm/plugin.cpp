@@ -38,7 +38,7 @@ class HivmProgram : public pb::sdk::Node {
     if (ctx.has_input("launch")) {
       try {
         pb::hivm::apply_launch(ctx.json_input("launch"), options);
-      } catch (const json::exception &e) {
+      } catch (const std::exception &e) {
         throw pb::sdk::InputError(ctx.origin("launch") + ": " + e.what());
       }
     }
@@ -48,11 +48,13 @@ class HivmProgram : public pb::sdk::Node {
                                                : pb::hivm::analyze_text(text, options);
     } catch (const pb::hivm::SourceError &e) {
       throw pb::sdk::InputError(origin + ":" + std::to_string(e.line()) + ":" + std::to_string(e.col()) + ": " + e.what());
+    } catch (const pb::hivm::FactError &e) {
+      throw pb::sdk::InputError(ctx.origin("launch") + ": " + e.what());
     }
     // A launch argument that matched nothing is the user's mistake, not a
     // fact of the dump: say it on the console as well as in the document.
     for (const std::string &warning : program.warnings)
-      if (warning.rfind("launch argument", 0) == 0) ctx.warn(ctx.origin("launch") + ": " + warning);
+      if (warning.rfind("launch argument", 0) == 0 || warning.rfind("launch data", 0) == 0) ctx.warn(ctx.origin("launch") + ": " + warning);
     ctx.set_output_text("program", pb::hivm::to_json_text(program, {origin, text.size()}, options));
   }
 };
@@ -101,7 +103,8 @@ pb::sdk::PluginSpec describe() {
                       "the raw kernel.npuir.mlir text (or a predecessor DES graph JSON, imported with warnings)"),
        pb::sdk::input("profile", kProfileSchema, "vector.repeat_bytes, cores.aic/aiv (AIV instances per block), cube.fractal"),
        pb::sdk::optional_input("launch", kLaunchSchema,
-                               "grid and Triton scalar arguments (\"%argN\"/\"N\") for dynamic sizes, trip counts and the block count")},
+                               "grid and Triton scalar arguments (\"%argN\"/\"N\") for dynamic sizes, trip counts and the block count; "
+                               "trips (trip-count facts by dump line) and data (index tensor contents) for loops on loaded data")},
       {pb::sdk::output("program", pb::hivm::kProgramSchema, "the analysed program")}));
   spec.render = render;
   spec.examples.push_back({"hivm_program",

@@ -9,6 +9,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include <perfbound/sdk/plugin.hpp>
+#include <perfbound/pb_host_ext_profile.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
 
 #include "combine.hpp"
 #include "examples.hpp"
@@ -33,6 +38,7 @@ m::TermOptions options_from(const pb::sdk::Params &params) {
   if (raw.contains("handoff_cycles") && raw["handoff_cycles"].is_number()) o.handoff_cycles = raw["handoff_cycles"].get<double>();
   if (raw.contains("issue_per_cycle")) o.issue_per_cycle = raw["issue_per_cycle"].get<double>();
   if (raw.contains("instruction_count")) o.instruction_count = raw["instruction_count"].get<std::string>();
+  if (raw.contains("cache")) o.cache = raw["cache"].get<std::string>();
   if (!(o.issue_per_cycle > 0))
     throw pb::sdk::InputError("node '" + params.node_id() + "': issue_per_cycle must be positive");
   if (raw.contains("handoff_cycles") && !raw["handoff_cycles"].is_null() &&
@@ -151,8 +157,36 @@ class Combiner : public pb::sdk::Node {
   m::CombineOptions options_;
 };
 
+// The host, for loading the profile the html roofline draws its ceilings
+// from (set once in on_init, before any render call).
+std::atomic<const pb_host *> g_host{nullptr};
+
+/// The profile a document names (report: profile.name; sweep: profile), or
+/// null when the host cannot load it (the roofline then says so).
+std::optional<json> profile_of(const json &doc) {
+  const json &p = doc.contains("profile") ? doc["profile"] : json();
+  std::string name = p.is_string() ? p.get<std::string>() : p.is_object() ? p.value("name", std::string()) : std::string();
+  const pb_host *host = g_host.load();
+  if (name.empty() || host == nullptr) return std::nullopt;
+  static std::mutex mutex;
+  static std::map<std::string, std::optional<json>> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(name);
+  if (it != cache.end()) return it->second;
+  const auto *ext = pb::sdk::Host(host).extension<pb_host_ext_profile>(PB_HOST_EXT_PROFILE);
+  std::string text;
+  std::optional<json> out;
+  if (ext != nullptr &&
+      ext->load(host, name.c_str(), [](void *d, const char *t, size_t n) { static_cast<std::string *>(d)->append(t, n); }, &text) == PB_OK)
+    out = json::parse(text, nullptr, false);
+  if (out && out->is_discarded()) out.reset();
+  return cache[name] = out;
+}
+
 std::optional<std::string> render(std::string_view schema, const json &doc, std::string_view format) {
-  return m::render_document(schema, doc, format);
+  if (format != "html") return m::render_document(schema, doc, format, nullptr);
+  std::optional<json> profile = profile_of(doc);
+  return m::render_document(schema, doc, format, profile ? &*profile : nullptr);
 }
 
 std::vector<pb::sdk::PortSpec> term_inputs(bool dsl) {
@@ -192,7 +226,10 @@ pb::sdk::PluginSpec describe() {
       "memory", "GM traffic at the occupancy-aware HBM bandwidth with packet efficiency (DSL or HIVM tier)",
       term_inputs(true), term_output(),
       {pb::sdk::choice_param("packet_efficiency", "transfer", {"transfer", "none"},
-                             "transfer: apply the calibrated packet efficiency at each DMA's size (argued); none: peak only (strict)")}));
+                             "transfer: apply the calibrated packet efficiency at each DMA's size (argued); none: peak only (strict)"),
+       pb::sdk::choice_param("cache", "unknown", {"unknown", "cold", "warm"},
+                             "L2 state at launch: unknown (the cold-cache HBM floor is argued), cold (a flushed "
+                             "measurement: strict), warm (only bytes beyond the L2 cross HBM)")}));
   spec.kinds.push_back(pb::sdk::kind<Serialization>(
       "serialization", "Irreducible serialization added to its component: barrier latency, mandatory handoffs (HIVM)",
       term_inputs(false), term_output(),
@@ -227,6 +264,7 @@ pb::sdk::PluginSpec describe() {
        pb::sdk::param("factor", PB_PARAM_FLOAT, 1.5, "without a threshold, prune above factor x the best bound")}));
   spec.commands.push_back({"sweep", "DSL-tier bounds of many launch configurations (autotuner pruning)", m::sweep_command});
   spec.render = render;
+  spec.on_init = [](const pb::sdk::Host &host) { g_host.store(host.raw()); };
   m::add_examples(spec);
   return spec;
 }

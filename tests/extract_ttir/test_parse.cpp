@@ -165,8 +165,14 @@ TEST_CASE("printed forms of Triton 3.0-3.6 and triton-ascend all parse") {
   // Control flow: the while loop is reported, accesses after the early
   // return run under a condition.
   const KernelModel &cf = kernel_named(m, "control_flow_forms");
-  REQUIRE(cf.loops.size() == 1);
+  // An scf.while is two loop records: its before region (the condition) and
+  // its after region (the body); this one's step is not a constant, so its
+  // trip count is not derived.
+  REQUIRE(cf.loops.size() == 2);
   CHECK(cf.loops[0].kind == perfbound::ttir::LoopKind::While);
+  CHECK(cf.loops[0].region == perfbound::ttir::WhileRegion::Before);
+  CHECK(cf.loops[1].region == perfbound::ttir::WhileRegion::After);
+  CHECK(cf.loops[1].trip == perfbound::ttir::kNoExpr);
   REQUIRE(cf.accesses.size() == 2);
   CHECK(cf.accesses[0].cond != perfbound::ttir::kNoExpr);
   bool while_reported = false;

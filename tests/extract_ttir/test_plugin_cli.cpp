@@ -37,6 +37,19 @@ TEST_CASE("perfbound run: a TTIR syntax error fails the node with MLIR's file:li
                 r.err);
 }
 
+TEST_CASE("perfbound run: TTIR with `ttg.barrier local` (Triton 3.5) runs, the barrier listed as not counted") {
+  pbtest::TempDir out;
+  pbtest::CliResult r = pbtest::run_cli({"run", kPipeline.string(), "--set",
+                                         "ttir=" + kernel_file("coverage_forms.ttir").string(), "--set",
+                                         "launch={grid=[4],kernel=\"barrier_add\"}", "--out", out.path().string(),
+                                         "--format", "text"});
+  REQUIRE_MESSAGE(r.code == 0, (r.out + r.err));
+  json doc = json::parse(pbtest::read_file(out / "facts.json"));
+  REQUIRE(doc.at("not_counted").size() == 2);
+  CHECK(doc.at("not_counted")[0].at("op") == "ttg.barrier");
+  CHECK(r.out.find("Not counted") != std::string::npos);
+}
+
 TEST_CASE("perfbound plugin check: the plugin passes every ABI check and runs its examples") {
   pbtest::CliResult r = pbtest::run_cli({"plugin", "check", PB_TTIR_PLUGIN});
   CHECK_MESSAGE(r.code == 0, (r.out + r.err));

@@ -109,7 +109,7 @@ TEST_CASE("hivm_work: a malformed document is refused naming the member and the 
   json bad_amount = work;
   bad_amount["transfers"][0][5] = json::array({1});
   CHECK_THROWS_WITH_AS(m::HivmView::from_work(bad_amount, "node.work"),
-                       "node.work: perfbound.hivm_work/1: transfers: an amount is [per-block uniform, grid dependent]",
+                       "node.work: perfbound.hivm_work/1: transfers: an amount is [per-block minimum, grid excess] or [per-block minimum, grid excess, given per-block, given grid excess]",
                        pb::sdk::InputError);
   json no_cores = work;
   no_cores["cores"] = json::object();

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <set>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -569,4 +570,228 @@ TEST_CASE("perfbound plugin check finds no violation in the bench plugin and the
   for (const json &entry : backends)
     if (entry["plugin"] == "perfbound.timing_cpu") cpu_usable = entry["usable"].get<bool>();
   CHECK(cpu_usable);
+}
+
+//===----------------------------------------------------------------------===//
+// Beyond one device: --devices, shards, merge (docs/timing.md §12)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The CPU backend's devices here (the logical CPUs of the test's affinity mask).
+size_t cpu_device_count(const pbtest::TempDir &dir) {
+  auto listed = bench(dir / "locks", {"backends", "--json"});
+  REQUIRE(listed.code == 0);
+  for (const json &entry : json::parse(listed.out))
+    if (entry.value("name", "") == "cpu") return entry["devices"].size();
+  FAIL("no cpu backend listed");
+  return 0;
+}
+
+std::map<std::string, int> case_counts(const json &result) {
+  std::map<std::string, int> counts;
+  for (const json &row : result["rows"]) ++counts[row["case_id"].get<std::string>()];
+  return counts;
+}
+
+}  // namespace
+
+TEST_CASE("--devices all: one worker per CPU device, every case once, smoke cases on every device, a merged result") {
+  pbtest::TempDir dir;
+  size_t devices = cpu_device_count(dir);
+  REQUIRE(devices >= 1);
+  fs::path list = write_testlist(dir, "multi.json", {gemm_entry(8, 8, 8), gemm_entry(16, 8, 8), gemm_entry(24, 8, 8),
+                                                    gemm_entry(32, 8, 8), gemm_entry(8, 8, 8, "bf16")});
+  fs::path plan = dir / "plan.json";
+  fs::path out = dir / "out";
+  REQUIRE(bench(dir / "locks", {"prepare", "--testlist", list.string(), "--backend", "cpu", "-o", plan.string()}).code == 0);
+  auto ran = bench(dir / "locks", {"run", plan.string(), "--out-dir", out.string(), "--devices", "all"});
+  REQUIRE_MESSAGE(ran.code == 0, ran.err);
+  CHECK(ran.err.find("devices: ") != std::string::npos);
+  json result = read_json(out / "result.json");
+  check_schema("perfbound.bench_result/1", result);
+  CHECK(result["state"] == "complete");
+  CHECK(result["run"]["kind"] == "merged");
+  CHECK(case_counts(result) == std::map<std::string, int>{{"multi#0", 1}, {"multi#1", 1}, {"multi#2", 1}, {"multi#3", 1}, {"multi#4", 1}});
+  CHECK(result["summary"]["ok"] == 5);
+  CHECK(result["missing"].empty());
+  CHECK(result["duplicates"].empty());
+  // Each device ran both smoke cases itself; the other devices' copies are replicas.
+  CHECK(result["replicas"].size() == (devices > 1 ? 2u : 0u));
+  REQUIRE(result["devices"].size() == devices);
+  size_t rows = 0;
+  std::set<std::string> keys;
+  for (const json &device : result["devices"]) {
+    CHECK(device["rows"].get<size_t>() >= 2);
+    CHECK(device["cases_per_hour"].get<double>() > 0);
+    rows += device["rows"].get<size_t>();
+    keys.insert(device["device"].get<std::string>());
+  }
+  CHECK(rows == 5 + 2 * (devices - 1));
+  CHECK(keys.size() == devices);
+  // Every row says which device measured it; each lane has its own journal
+  // and fingerprint (the hardware part names its CPU).
+  for (const json &row : result["rows"]) {
+    CHECK(row["device"]["host"].is_string());
+    CHECK(row["device"]["key"].get<std::string>().rfind("cpu", 0) == 0);
+  }
+  std::set<std::string> cpus;
+  size_t lanes = 0;
+  for (const fs::directory_entry &lane : fs::directory_iterator(out / "lanes")) {
+    ++lanes;
+    std::vector<std::string> journal = pbtest::lines(pbtest::read_file(lane.path() / "journal.jsonl"));
+    json header = json::parse(journal[0]);
+    check_schema("perfbound.bench_journal_header/1", header);
+    cpus.insert(header["fingerprint"]["hardware"]["device"]["unique_id"].get<std::string>());
+    check_schema("perfbound.bench_result/1", read_json(lane.path() / "result.json"));
+  }
+  CHECK(lanes == devices);
+  CHECK(cpus.size() == devices);
+  CHECK(pbtest::read_file(out / "summary.md").find("## Devices") != std::string::npos);
+
+  // A finished run resumes to nothing; the lanes' journals stay as they were.
+  auto resumed = bench(dir / "locks", {"run", plan.string(), "--out-dir", out.string(), "--devices", "all", "--resume", "-q"});
+  CHECK_MESSAGE(resumed.code == 0, resumed.err);
+  CHECK(case_counts(read_json(out / "result.json")).size() == 5);
+  auto again = bench(dir / "locks", {"run", plan.string(), "--out-dir", out.string(), "--devices", "all", "-q"});
+  CHECK(again.code == 2);
+  CHECK(again.err.find("already holds journals: pass --resume") != std::string::npos);
+}
+
+TEST_CASE("a device named twice, a shard out of range, journals of different plans: one line, a distinct code, nothing written") {
+  pbtest::TempDir dir;
+  fs::path list = write_testlist(dir, "tiny.json", {gemm_entry(8, 8, 8), gemm_entry(16, 8, 8)});
+  fs::path plan = dir / "plan.json";
+  REQUIRE(bench(dir / "locks", {"prepare", "--testlist", list.string(), "--backend", "cpu", "-o", plan.string()}).code == 0);
+  auto one_line = [](const std::string &err) { return pbtest::lines(err).size() == 1; };
+
+  auto twice = bench(dir / "locks", {"run", plan.string(), "--out-dir", (dir / "twice").string(), "--devices", "0,1,0"});
+  CHECK(twice.code == 2);
+  CHECK(twice.err == "perfbound bench: --devices 0,1,0: device 0 is named twice\n");
+  CHECK_FALSE(fs::exists(dir / "twice"));
+  auto overlap = bench(dir / "locks", {"run", plan.string(), "--out-dir", (dir / "overlap").string(), "--devices", "0-2,1"});
+  CHECK(overlap.code == 2);
+  CHECK(overlap.err.find("device 1 is named twice") != std::string::npos);
+  auto both = bench(dir / "locks", {"run", plan.string(), "--out-dir", (dir / "both").string(), "--devices", "0", "--device", "0"});
+  CHECK(both.code == 2);
+  auto missing = bench(dir / "locks", {"run", plan.string(), "--out-dir", (dir / "missing").string(), "--devices", "0,4095"});
+  CHECK(missing.code == 5);
+  CHECK(missing.err.find("device 4095 does not exist") != std::string::npos);
+  CHECK(one_line(missing.err));
+  CHECK_FALSE(fs::exists(dir / "missing"));
+
+  auto range = bench(dir / "locks", {"run", plan.string(), "--out-dir", (dir / "range").string(), "--shard", "4/4"});
+  CHECK(range.code == 2);
+  CHECK(range.err == "perfbound bench: --shard 4/4: shard index 4 is out of range; shards of 4 are numbered 0..3\n");
+  CHECK_FALSE(fs::exists(dir / "range"));
+
+  fs::path other_plan = dir / "other.json";
+  REQUIRE(bench(dir / "locks", {"prepare", "--testlist", list.string(), "--backend", "cpu", "--shape-divisor", "2", "-o",
+                                other_plan.string()}).code == 0);
+  REQUIRE(bench(dir / "locks", {"run", plan.string(), "--out-dir", (dir / "a").string(), "-q"}).code == 0);
+  REQUIRE(bench(dir / "locks", {"run", other_plan.string(), "--out-dir", (dir / "b").string(), "-q"}).code == 0);
+  auto mixed = bench(dir / "locks", {"merge", (dir / "a").string(), (dir / "b").string(), "-o", (dir / "merged").string()});
+  CHECK(mixed.code == 3);
+  CHECK(mixed.err.find("merge refused: " + (dir / "b/journal.jsonl").string() + " measured another plan than ") != std::string::npos);
+  CHECK(one_line(mixed.err));
+  CHECK_FALSE(fs::exists(dir / "merged"));
+}
+
+TEST_CASE("shards run apart and merge into every case once; a missing shard and a shard run twice are reported") {
+  pbtest::TempDir dir;
+  std::vector<std::string> entries;
+  for (int m : {8, 16, 24, 32, 40, 48, 56}) entries.push_back(gemm_entry(m, 16, 16));
+  entries.push_back(gemm_entry(8, 8, 8, "bf16"));
+  fs::path list = write_testlist(dir, "sh.json", entries);
+  fs::path plan = dir / "plan.json";
+  auto prepared = bench(dir / "locks", {"prepare", "--testlist", list.string(), "--backend", "cpu", "--shards", "3", "-o", plan.string()});
+  REQUIRE_MESSAGE(prepared.code == 0, prepared.err);
+  CHECK(prepared.out.find("shards: 3 (run one with --shard I/3)") != std::string::npos);
+  json plan_doc = read_json(plan);
+  check_schema("perfbound.bench_plan/1", plan_doc);
+  REQUIRE(plan_doc["sharding"]["shards"].size() == 3);
+  CHECK(plan_doc["cases"][0]["predicted_cost"]["unit"] == "FLOP");
+
+  std::vector<std::string> shard_dirs;
+  for (int shard = 0; shard < 3; ++shard) {
+    fs::path out = dir / ("s" + std::to_string(shard));
+    shard_dirs.push_back(out.string());
+    auto ran = bench(dir / "locks", {"run", plan.string(), "--out-dir", out.string(), "--shard", std::to_string(shard) + "/3", "-q"});
+    REQUIRE_MESSAGE(ran.code == 0, ran.err);
+    json header = json::parse(pbtest::lines(pbtest::read_file(out / "journal.jsonl"))[0]);
+    CHECK(header["fingerprint"]["plan"]["shard"] == std::to_string(shard) + "/3");
+    // The shard's own cases plus both smoke cases.
+    CHECK(read_json(out / "result.json")["rows"].size() == plan_doc["sharding"]["shards"][shard]["cases"].get<size_t>() + 2);
+  }
+  auto merged = bench(dir / "locks", {"merge", shard_dirs[0], shard_dirs[1], shard_dirs[2], "-o", (dir / "merged").string()});
+  REQUIRE_MESSAGE(merged.code == 0, (merged.err + merged.out));
+  json result = read_json(dir / "merged/result.json");
+  check_schema("perfbound.bench_result/1", result);
+  CHECK(result["state"] == "complete");
+  std::map<std::string, int> counts = case_counts(result);
+  CHECK(counts.size() == 8);
+  for (const auto &[case_id, count] : counts) CHECK_MESSAGE(count == 1, case_id);
+  CHECK(result["duplicates"].empty());
+  CHECK(result["missing"].empty());
+  CHECK(result["replicas"].size() == 2);  // both smoke cases, measured by every shard
+  for (const json &replica : result["replicas"]) CHECK(replica["others"].size() == 2);
+
+  auto partial = bench(dir / "locks", {"merge", shard_dirs[0], shard_dirs[2], "-o", (dir / "partial").string()});
+  CHECK(partial.code == 1);
+  json partial_doc = read_json(dir / "partial/result.json");
+  CHECK(partial_doc["state"] == "incomplete");
+  CHECK(partial_doc["missing"].size() == plan_doc["sharding"]["shards"][1]["cases"].get<size_t>());
+  CHECK(partial.out.find("missing: ") != std::string::npos);
+
+  fs::path again = dir / "s1-again";
+  REQUIRE(bench(dir / "locks", {"run", plan.string(), "--out-dir", again.string(), "--shard", "1/3", "-q"}).code == 0);
+  auto doubled = bench(dir / "locks", {"merge", shard_dirs[0], shard_dirs[1], again.string(), shard_dirs[2], "-o", (dir / "doubled").string()});
+  CHECK(doubled.code == 0);
+  json doubled_doc = read_json(dir / "doubled/result.json");
+  CHECK(doubled_doc["duplicates"].size() == plan_doc["sharding"]["shards"][1]["cases"].get<size_t>());
+  CHECK(doubled.out.find("duplicate: ") != std::string::npos);
+  CHECK(case_counts(doubled_doc).size() == 8);
+
+  // Resume is per shard: a shard's journal refuses another shard.
+  auto wrong = bench(dir / "locks", {"run", plan.string(), "--out-dir", shard_dirs[0], "--shard", "1/3", "--resume"});
+  CHECK(wrong.code == 3);
+  CHECK(wrong.err.find("plan changed: shard \"0/3\" -> \"1/3\"") != std::string::npos);
+}
+
+TEST_CASE("--devices with a health gate: each lane watches its own device in the recorded npu-smi output") {
+  PBTEST_REQUIRE_SHARED();
+  pbtest::TempDir dir;
+  if (cpu_device_count(dir) < 2) {
+    MESSAGE("SKIPPED: one CPU device here; two lanes need two");
+    return;
+  }
+  fs::path list = write_testlist(dir, "gate.json", {gemm_entry(8, 8, 8), gemm_entry(16, 8, 8), gemm_entry(24, 8, 8)});
+  fs::path plan = dir / "plan.json";
+  REQUIRE(bench(dir / "locks", {"prepare", "--testlist", list.string(), "--backend", "cpu", "-o", plan.string()}).code == 0);
+  // The 910B1 recording: a foreign python process on NPU 0 (pid 576489) and
+  // another on NPU 1 (pid 576491). Lane 0 watches NPU 0, lane 1 NPU 1.
+  std::string busy_smi = make_npu_smi_replay(dir, "npu-smi_info_910B1_with_processes.txt", "npu-smi-busy");
+  auto busy = bench(dir / "locks", {"run", plan.string(), "--out-dir", (dir / "busy").string(), "--devices", "0,1", "--health",
+                                    "npu-smi", "--smi-program", busy_smi, "--smi-device", "0,1", "--idle-timeout", "0", "-q"});
+  CHECK_MESSAGE(busy.code == 0, busy.err);
+  json result = read_json(dir / "busy/result.json");
+  check_schema("perfbound.bench_result/1", result);
+  CHECK(result["missing"].empty());
+  size_t seen = 0;
+  auto check_row = [&](const json &row) {
+    CHECK(row["status"] == "skipped");
+    int64_t index = row["device"]["index"].get<int64_t>();
+    std::string pid = index == 0 ? "576489" : "576491";
+    CHECK_MESSAGE(row["skipped_reason"].get<std::string>().find("pid " + pid + " (python") != std::string::npos, row.dump());
+    ++seen;
+  };
+  for (const json &row : result["rows"]) check_row(row);
+  for (const json &replica : result["replicas"])
+    for (const json &other : replica["others"]) check_row(other["row"]);
+  CHECK(seen == 4);  // three cases, the smoke case on both lanes
+  auto mismatch = bench(dir / "locks", {"run", plan.string(), "--out-dir", (dir / "mismatch").string(), "--devices", "0,1", "--health",
+                                        "npu-smi", "--smi-program", busy_smi, "--smi-device", "0"});
+  CHECK(mismatch.code == 2);
+  CHECK(mismatch.err == "perfbound bench: --smi-device names 1 device(s), --devices 2\n");
+  CHECK_FALSE(fs::exists(dir / "mismatch"));
 }

@@ -191,10 +191,11 @@ TEST_CASE("corpus runner: summary, exit codes and the stable table") {
     CHECK(doc["exit_code"] == 0);
     std::vector<std::string> table = pbtest::lines(pv::render_corpus_table(doc));
     REQUIRE(table.size() == 13);
-    CHECK(table[4] == "case        status         bound(us)  measured(us)      min(us)  tightness  binding (predicted / msprof)");
-    CHECK(table[5] == "mix         PASS                90.0          98.0         96.0      1.09x  scalar / scalar (match)");
-    CHECK(table[6] == "details     PASS                30.0          42.0         40.0      1.40x  vector / vector (match)");
-    CHECK(table[7] == "unmeasured  INFRA_ERROR         90.0             -            -          -  scalar / -");
+    // Coverage: these saved reports carry none ("-").
+    CHECK(table[4] == "case        status         bound(us)  measured(us)      min(us)  tightness  coverage  binding (predicted / msprof)");
+    CHECK(table[5] == "mix         PASS                90.0          98.0         96.0      1.09x         -  scalar / scalar (match)");
+    CHECK(table[6] == "details     PASS                30.0          42.0         40.0      1.40x         -  vector / vector (match)");
+    CHECK(table[7] == "unmeasured  INFRA_ERROR         90.0             -            -          -         -  scalar / -");
     CHECK(table[8] == "            no usable measurement: the manifest lists none: never run on hardware");
     CHECK(table[10] == "summary: 2 validated: 2 PASS, 0 FAIL (sound 2/2); 1 INFRA_ERROR (1 no measurement, 0 no bound)");
   }
@@ -352,4 +353,67 @@ TEST_CASE("corpus data root: --data, then the manifest's data_root, then the fal
   pbtest::CliResult r = pbtest::run_cli({"validate", "--corpus", (tmp / "with.toml").string(), "--json"}, {},
                                         {{"PERFBOUND_SHARED_DIR", "/nonexistent"}});
   CHECK(json::parse(r.out)["data_root"] == (tmp / "given").string());
+}
+
+TEST_CASE("perfbound validate --corpus --format html: one row and one chart row per case, bounds against measurements") {
+  OwnCorpus own(90e-6, 30e-6);
+  // A strict bound and a coverage on the first case's report, and a case name
+  // that must be escaped.
+  json first = report(90e-6, 50e-6, 90e-6, "scalar");
+  first["bound"]["strict"] = {{"value", 80e-6}, {"unit", "s"}};
+  first["bound"]["assurance"] = "argued";
+  first["coverage"] = {{"aiv.scalar", {{"counted", 3}, {"present", 4}, {"share", 0.75}}}};
+  pbtest::write_file(own.dir / "pass.json", first.dump());
+  std::string manifest = pbtest::read_file(own.manifest);
+  manifest.replace(manifest.find("name = \"unmeasured\""), 19, "name = \"<script>u</script>\"");
+  pbtest::write_file(own.manifest, manifest);
+  pbtest::CliResult r = pbtest::run_cli({"validate", "--corpus", own.manifest.string(), "--format", "html"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const std::string &html = r.out;
+  auto count = [&](const std::string &what) {
+    size_t n = 0;
+    for (size_t at = html.find(what); at != std::string::npos; at = html.find(what, at + 1)) ++n;
+    return n;
+  };
+  // Three cases in the manifest: three table rows and three chart rows.
+  CHECK(count("<tr class=\"case\"") == 3);
+  CHECK(count("<g class=\"case-row\"") == 3);
+  CHECK(html.find("<script>u") == std::string::npos);
+  CHECK(html.find("&lt;script&gt;u&lt;/script&gt;") != std::string::npos);
+  // mix: bound 90 us (argued), strict 80 us, measured min 96 / median 98 us (fixture, drop 1), coverage 75 %.
+  size_t row = html.find("<g class=\"case-row\" data-case=\"mix\"");
+  REQUIRE(row != std::string::npos);
+  std::string mix = html.substr(row, html.find("</g>\n", row) - row);
+  auto marker = [&](const std::string &cls) {
+    size_t at = mix.find("class=\"" + cls + "\" data-seconds=\"");
+    REQUIRE_MESSAGE(at != std::string::npos, "no marker " << cls);
+    at = mix.find("data-seconds=\"", at) + 14;
+    return std::stod(mix.substr(at, mix.find('"', at) - at));
+  };
+  CHECK(marker("m-strict") == doctest::Approx(80e-6));
+  CHECK(marker("m-bound") == doctest::Approx(90e-6));
+  CHECK(marker("m-min") == doctest::Approx(96e-6));
+  CHECK(marker("m-median") == doctest::Approx(98e-6));
+  CHECK(html.find("aiv.scalar 75 %") != std::string::npos);
+  CHECK(html.find("<span class=\"pill INFRA_ERROR\">") != std::string::npos);
+  CHECK(pbtest::run_cli({"validate", "--corpus", own.manifest.string(), "--format", "svg"}).code == 2);
+  CHECK(pbtest::run_cli({"validate", "--report", "r.json", "--measurement", "m", "--kernel", "k", "--format", "html"}).code == 2);
+}
+
+TEST_CASE("validation: the report's coverage is carried per case, with its warning") {
+  // A report that counts 3 of 4 ops says so; the validation keeps the share
+  // and the sentence, and the single-case view prints both.
+  json r = report(90e-6, 50e-6, 90e-6, "scalar");
+  r["coverage"] = {{"hivm", {{"share", 0.75}, {"ops_counted", 3}, {"ops_present", 4}}},
+                   {"warning", "the bound counts 3 of 4 ops: 1 is in the loop at line 40 whose trip count is unknown"}};
+  json v = pv::validate_bound(r, mix_measurement(), origin("cov.json"), "cov", "");
+  CHECK(v["bound"]["coverage"]["share"] == 0.75);
+  CHECK(v["bound"]["coverage"]["ops_present"] == 4);
+  std::string text = pv::render_validation(v);
+  CHECK(text.find("coverage: 75 % of the IR's ops counted; the bound counts 3 of 4 ops: 1 is in the loop at line 40") !=
+        std::string::npos);
+  // A report without coverage: null, and "-" in the view.
+  json plain = pv::validate_bound(report(90e-6, 50e-6, 90e-6, "scalar"), mix_measurement(), origin("p.json"), "p", "");
+  CHECK(plain["bound"]["coverage"].is_null());
 }

@@ -26,7 +26,12 @@ typedef struct pb_ext_render {
    * `schema`: the document's schema id. `json`/`size`: the document (owned by
    * the host, valid during the call, NUL-terminated at json[size]).
    * `format`: "text" or "md" (other values may be added; answer
-   * PB_ERR_UNSUPPORTED for ones you do not know).
+   * PB_ERR_UNSUPPORTED for ones you do not know). Since the pictures
+   * (docs/pictures.md) the host also asks for "html": an HTML fragment,
+   * well-formed as XML, self-contained (inline SVG/CSS, no network), every
+   * input string escaped (perfbound/sdk/html.hpp), which the host places in
+   * its page; and "trace": one JSON object with a "traceEvents" array
+   * (trace-event format), which the host merges across outputs.
    * Output goes through `sink`, which copies.
    * Returns PB_OK; PB_ERR_UNSUPPORTED when this plugin does not render that
    * schema or format (the host falls back to its generic printer);

@@ -52,10 +52,12 @@ using ValueId = uint32_t;
 constexpr ValueId kNone = UINT32_MAX;
 constexpr int64_t kInf = Interval::kPosInf;
 
-enum Taint : uint8_t { kTBlock = 1, kTSub = 2, kTIV = 4, kTData = 8, kTArg = 16, kTUnknown = 32 };
+// kTGiven: through a value the user gave (launch data), so it holds under that fact.
+enum Taint : uint8_t { kTBlock = 1, kTSub = 2, kTIV = 4, kTData = 8, kTArg = 16, kTUnknown = 32, kTGiven = 64 };
+constexpr uint8_t kTUnresolved = kTData | kTArg | kTUnknown;  // no enumeration can pin it down
 
 enum class VKind : uint8_t { Unknown, Const, Arg, BlockIdx, SubBlockIdx, BlockNum, SubBlockNum, IV, Data, Binary,
-                             Compare, Select, Cast, Affine };
+                             Compare, Select, Cast, Affine, Load };
 
 enum class BinOp : uint8_t { Add, Sub, Mul, DivS, FloorDiv, CeilDiv, RemS, Min, Max, And, Or, Xor, Shl, ShrS };
 enum class CmpPred : uint8_t { EQ, NE, LT, LE, GT, GE };
@@ -70,7 +72,18 @@ struct MemrefInfo {
   std::vector<DimRef> dims;
   std::vector<DimRef> strides;
   std::vector<BufferRef> roots;
+  DimRef offset{0, kNone, -1};  // elements from the root's base; c == kDynamic and v == kNone: unknown
 };
+
+/// A scalar load from a kernel argument: the element it reads, for the user's data facts.
+struct LoadInfo {
+  uint32_t arg = 0;                // HIVM argument index of the root
+  DimRef offset;                   // of the loaded view
+  std::vector<ValueId> indices;    // load indices
+  std::vector<DimRef> strides;     // of the loaded view
+};
+
+constexpr DimRef kUnknownOffset{kDynamic, kNone, -1};
 
 /// The sizes and strides a memref type states (dynamic ones unbounded), no roots yet.
 MemrefInfo static_memref_info(const Type &type) {
@@ -163,6 +176,14 @@ Mult mult_mul(Mult a, int64_t lo, int64_t hi, int64_t value, bool exact, bool kn
   r.exact = a.exact && exact;
   r.known = a.known && known;
   return r;
+}
+
+int64_t sat_mul(int64_t a, int64_t b) {
+  if (a == 0 || b == 0) return 0;
+  if (a == kInf || b == kInf) return kInf;
+  int64_t p = 0;
+  if (__builtin_mul_overflow(a, b, &p) || p >= kInf) return kInf;
+  return p;
 }
 
 int64_t sat_add(int64_t a, int64_t b) {
@@ -420,6 +441,12 @@ class FunctionAnalyzer {
   Eval eval(ValueId v);
   Eval eval_uncached(ValueId v);
   Interval arg_value(uint32_t index, uint8_t &taint);
+  Eval eval_load(const Value &v);
+  Interval eval_dimref(const DimRef &d, uint8_t &taint);
+  /// Trip count per entry of loop L over every block and outer iteration (strict: no trips facts).
+  void trip_any(uint32_t L, LoopRecord &lr);
+  [[nodiscard]] uint64_t trip_bit(size_t fact) const { return uint64_t{1} << fact; }
+  [[nodiscard]] uint64_t data_bit(size_t fact) const { return uint64_t{1} << (opts_.trips.size() + fact); }
 
   // ---- walking
   void walk_block(const Block &block, int32_t path);
@@ -463,6 +490,8 @@ class FunctionAnalyzer {
     Quantity bytes, elements, flop, repeats, masked, packets, issued;
     Quantity bytes_i, flop_i, repeats_i, issued_i;
     Quantity count_grid, bytes_grid, flop_grid, repeats_grid, issued_grid;
+    BlockMin mins;  // guaranteed per-block minimum over every block (count, bytes, flop, repeats, issued)
+    uint64_t facts = 0;
     uint8_t taint = 0;
   };
   RunResult run_counts(uint32_t r, const std::vector<int32_t> &chain, bool with_samples);
@@ -489,6 +518,7 @@ class FunctionAnalyzer {
   std::vector<MemrefInfo> mems_;
   std::vector<AffineMap> maps_;
   std::vector<AffineUse> affine_uses_;
+  std::vector<LoadInfo> loads_;
   std::vector<LoopInfo> loops_;
   std::vector<PathNode> paths_;
   std::vector<OpDetail> details_;
@@ -518,6 +548,13 @@ class FunctionAnalyzer {
   std::vector<FunctionView::LoopSpan> loop_spans_;
   std::vector<int32_t> loop_of_record_;
   std::vector<int32_t> loop_stack_;
+
+  // User facts (launch trips/data).
+  std::vector<int32_t> arg_data_;   // by HIVM argument index: index into opts_.data, -1 none
+  std::vector<Interval> data_range_;  // by data fact: smallest and largest element
+  std::vector<int32_t> loop_fact_;  // by loop: index into opts_.trips, -1 none
+  uint64_t facts_used_ = 0;         // facts that entered the evaluations since the last reset
+  Interval block_any_ = Interval::range(0, Interval::kPosInf);  // every block index of the grid
 };
 
 }  // namespace
@@ -554,6 +591,7 @@ Eval FunctionAnalyzer::eval_uncached(ValueId id) {
   switch (v.kind) {
     case VKind::Unknown: out.taint = kTUnknown; break;
     case VKind::Data: out.taint = kTData; break;
+    case VKind::Load: out = eval_load(v); break;
     case VKind::Const: out.iv = Interval::point(v.c); break;
     case VKind::Arg: out.iv = arg_value(static_cast<uint32_t>(v.c), out.taint); break;
     case VKind::BlockIdx: out.iv = ctx_.block; out.taint = kTBlock; break;
@@ -687,6 +725,59 @@ Eval FunctionAnalyzer::eval_uncached(ValueId id) {
       break;
     }
   }
+  return out;
+}
+
+Interval FunctionAnalyzer::eval_dimref(const DimRef &d, uint8_t &taint) {
+  if (d.c != kDynamic) return Interval::point(d.c);
+  if (d.v == kNone) {
+    taint |= kTUnknown;
+    return Interval::full();
+  }
+  Eval e = eval(d.v);
+  taint |= e.taint;
+  return e.iv;
+}
+
+/// A load from an argument the user gave the contents of evaluates to the element it
+/// reads (or the range of the elements it may read); any other load is data.
+Eval FunctionAnalyzer::eval_load(const Value &v) {
+  Eval out;
+  out.taint = kTData;
+  const LoadInfo &li = loads_[v.aux];
+  if (li.arg >= arg_data_.size() || arg_data_[li.arg] < 0) return out;
+  const auto fact = static_cast<size_t>(arg_data_[li.arg]);
+  const DataFact &data = opts_.data[fact];
+  uint8_t taint = 0;
+  Interval index = eval_dimref(li.offset, taint);
+  for (size_t k = 0; k < li.indices.size(); ++k) {
+    Eval idx = eval(li.indices[k]);
+    taint |= idx.taint;
+    index = iv_add(index, iv_mul(idx.iv, eval_dimref(li.strides[k], taint)));
+  }
+  facts_used_ |= data_bit(fact);
+  prog_.data_fact_lines[static_cast<uint32_t>(fact)].insert(v.line);
+  const auto n = static_cast<int64_t>(data.values.size());
+  auto range_of = [&](int64_t lo, int64_t hi) {
+    if (lo == 0 && hi == n - 1) return data_range_[fact];
+    Interval r{Interval::kPosInf, Interval::kNegInf};
+    for (int64_t k = lo; k <= hi; ++k) r = {std::min(r.lo, data.values[static_cast<size_t>(k)]),
+                                            std::max(r.hi, data.values[static_cast<size_t>(k)])};
+    return r;
+  };
+  out.taint = static_cast<uint8_t>(taint | kTGiven);
+  if (index.exact() && (index.lo < 0 || index.lo >= n))
+    throw SourceError(v.line, 1, "launch data.\"" + data.key + "\": this load reads element " +
+                                     std::to_string(index.lo) + ", outside the " + std::to_string(n) +
+                                     " elements given (" + data.source + ")");
+  const int64_t lo = index.lo == Interval::kNegInf ? 0 : std::max<int64_t>(0, index.lo);
+  const int64_t hi = index.hi == Interval::kPosInf ? n - 1 : std::min<int64_t>(n - 1, index.hi);
+  if (lo > hi) {
+    out.taint = static_cast<uint8_t>(out.taint | kTUnknown);
+    return out;
+  }
+  // Any element of the range (the whole tensor when the index is unbounded).
+  out.iv = hi - lo < (int64_t{1} << 16) ? range_of(lo, hi) : range_of(0, n - 1);
   return out;
 }
 
@@ -1092,6 +1183,32 @@ void FunctionAnalyzer::handle_scalar_memory(const Op &op, uint32_t r, int32_t pa
     Value v;
     v.kind = VKind::Data;
     v.line = op.line;
+    // A load from a kernel argument at a known offset: the user may give its contents.
+    const MemrefInfo *info = mem_of(m);
+    if (info != nullptr && info->roots.size() == 1 && info->roots[0].kind == BufferRef::Kind::Arg &&
+        !(info->offset.c == kDynamic && info->offset.v == kNone) && t.elem.is_int) {
+      std::vector<std::string_view> ids;
+      if (op.generic) {
+        std::vector<std::string_view> all = generic_parts(op).operands;
+        if (!all.empty()) ids.assign(all.begin() + 1, all.end());
+      } else {
+        TokSpan s = tokens_of(op);
+        if (auto colon = find_last_top(s, Tok::Colon)) {
+          std::vector<std::string_view> all = percent_ids(s.sub(0, *colon));
+          if (!all.empty()) ids.assign(all.begin() + 1, all.end());
+        }
+      }
+      if (ids.size() == info->strides.size()) {
+        LoadInfo li;
+        li.arg = info->roots[0].id;
+        li.offset = info->offset;
+        li.strides = info->strides;
+        for (std::string_view id : ids) li.indices.push_back(use(id));
+        loads_.push_back(std::move(li));
+        v.kind = VKind::Load;
+        v.aux = static_cast<uint32_t>(loads_.size() - 1);
+      }
+    }
     Type et;
     et.kind = Type::Kind::Scalar;
     et.elem = t.elem;
@@ -1200,6 +1317,8 @@ void FunctionAnalyzer::handle_view(const Op &op, uint32_t r) {
       continue;
     }
     MemrefInfo info;
+    info.offset = kUnknownOffset;
+    const DimRef src_offset = src_info != nullptr ? src_info->offset : kUnknownOffset;
     if (src_info != nullptr) info.roots = src_info->roots;
     if (info.roots.empty()) {
       BufferRef root;
@@ -1228,6 +1347,11 @@ void FunctionAnalyzer::handle_view(const Op &op, uint32_t r) {
           ++idx;
         }
       }
+      if (!groups.empty()) {
+        std::vector<ListEntry> offsets = list_entries(groups[0]);
+        if (std::all_of(offsets.begin(), offsets.end(), [](const ListEntry &e) { return e.c == 0; }))
+          info.offset = src_offset;
+      }
       if (groups.size() >= 2) {
         std::vector<ListEntry> sizes = list_entries(groups[1]);
         std::vector<ListEntry> steps = groups.size() >= 3 ? list_entries(groups[2]) : std::vector<ListEntry>{};
@@ -1252,6 +1376,11 @@ void FunctionAnalyzer::handle_view(const Op &op, uint32_t r) {
         }
       }
     } else if (!op.generic && res == 0 && m == "reinterpret_cast") {
+      if (auto off = list_after(s, "offset")) {
+        std::vector<ListEntry> offsets = list_entries(*off);
+        if (offsets.size() == 1)
+          info.offset = offsets[0].c != kDynamic ? DimRef{offsets[0].c, kNone, -1} : DimRef{kDynamic, use(offsets[0].name), -1};
+      }
       if (auto sz = list_after(s, "sizes")) {
         std::vector<ListEntry> sizes = list_entries(*sz);
         for (size_t idx = 0; idx < t.rank() && idx < sizes.size(); ++idx)
@@ -1265,11 +1394,13 @@ void FunctionAnalyzer::handle_view(const Op &op, uint32_t r) {
                                                          : DimRef{kDynamic, use(strides[idx].name), -1};
       }
     } else if (m == "cast" || m == "bitcast") {
+      if (m == "cast") info.offset = src_offset;
       if (src_info != nullptr && src_info->dims.size() == t.rank() && m == "cast") {
         info.dims = src_info->dims;
         info.strides = src_info->strides;
       }
     } else if (!op.generic && m == "collapse_shape") {
+      info.offset = src_offset;
       std::vector<std::vector<int64_t>> groups;
       if (s.size() > 1 && s[1].kind == Tok::LSquare)
         if (auto g = group_at(s, 1))
@@ -1330,6 +1461,7 @@ void FunctionAnalyzer::handle_view(const Op &op, uint32_t r) {
           info.strides[gi] = src_stride(static_cast<size_t>(groups[gi].back()));
       }
     } else if (!op.generic && m == "expand_shape") {
+      info.offset = src_offset;
       if (auto os = list_after(s, "output_shape")) {
         std::vector<ListEntry> shape = list_entries(*os);
         for (size_t idx = 0; idx < t.rank() && idx < shape.size(); ++idx)
@@ -1773,7 +1905,9 @@ void FunctionAnalyzer::handle_loop(const Op &op, uint32_t r, int32_t path) {
       v.type = values_[init].type;
       if (const MemrefInfo *mi = mem_of(init)) {
         carried[idx] = mi->roots;
-        v.mem = new_mem(*mi);
+        MemrefInfo copy = *mi;
+        copy.offset = kUnknownOffset;  // each iteration may yield another view
+        v.mem = new_mem(std::move(copy));
       }
     }
     define(iter_args[idx].first, add_value(std::move(v)));
@@ -1865,6 +1999,7 @@ void FunctionAnalyzer::define_region_results(const Op &op, TokSpan s, const std:
     if (idx < rtypes.size()) v.type = type_of(rtypes[idx]);
     if (v.type.kind == Type::Kind::Memref) {
       MemrefInfo info = static_memref_info(v.type);
+      info.offset = kUnknownOffset;
       if (idx < roots.size()) info.roots = roots[idx];
       if (info.roots.empty()) info.roots.push_back(BufferRef{BufferRef::Kind::Unknown, v.type.space});
       v.mem = new_mem(std::move(info));
@@ -2214,15 +2349,51 @@ void FunctionAnalyzer::enumerate(const std::vector<int32_t> &chain, size_t at, M
     touch_ctx();
   };
   std::optional<Interval> saved = ctx_.iv[L];
+  // A trips fact the user gave for this loop narrows a trip count the IR leaves open.
+  const TripFact *fact = L < loop_fact_.size() && loop_fact_[L] >= 0 ? &opts_.trips[static_cast<size_t>(loop_fact_[L])] : nullptr;
+  auto apply_fact = [&](int64_t &tlo, int64_t &thi, int64_t &value, bool &known) {
+    if (fact == nullptr) return false;
+    facts_used_ |= trip_bit(static_cast<size_t>(loop_fact_[L]));
+    if (fact->min) tlo = std::max(tlo, *fact->min);
+    if (fact->max) thi = std::min(thi, *fact->max);
+    if (fact->sum) {
+      // Total iterations over the loop's entries (per block or over the grid): spread evenly over
+      // the entries for the value; per entry at least sum / most entries when summed per block.
+      const Count &entries = rec(loop.record).count;
+      int64_t spread = entries.known && entries.value > 0 ? entries.value : 1;
+      if (fact->sum_over_grid) spread = sat_mul(spread, prog_.blocks ? std::max<int64_t>(1, *prog_.blocks) : 1);
+      if (!fact->sum_over_grid && entries.max != kInf && entries.max > 0) tlo = std::max(tlo, *fact->sum / entries.max);
+      thi = std::min(thi, *fact->sum);
+      value = *fact->sum / spread;
+    }
+    tlo = std::min(tlo, thi);  // the IR's bound wins over a fact that cannot hold here
+    if (!fact->sum) value = thi != kInf ? thi : tlo;
+    value = std::clamp(value, tlo, thi);
+    known = true;
+    return true;
+  };
+  auto fact_note = [&]() {
+    return fact == nullptr ? std::string() : std::string(" under the given trips.\"") + std::to_string(loop.line) + "\"";
+  };
   if (loop.unknown_trip) {
-    if (!seen_reason(2, loop.line)) add_reason("loop at line " + std::to_string(loop.line) + " has an unknown trip count");
-    enumerate(chain, at + 1, mult_mul(mult, 0, kInf, 0, false, false), leaves, leaf, reason, taint);
+    int64_t tlo = 0, thi = kInf, value = 0;
+    bool known = false;
+    const bool given = apply_fact(tlo, thi, value, known);
+    if (!seen_reason(2, loop.line))
+      add_reason("loop at line " + std::to_string(loop.line) + " has an unknown trip count" +
+                 (given ? " (" + std::to_string(tlo) + ".." + fmt_count(thi) + fact_note() + ")" : std::string()));
+    enumerate(chain, at + 1, mult_mul(mult, tlo, thi, value, given && tlo == thi, known), leaves, leaf, reason, taint);
     return;
   }
   Eval lb = eval(loop.lb), ub = eval(loop.ub), st = eval(loop.step);
   taint |= static_cast<uint8_t>(lb.taint | ub.taint | st.taint);
   if (lb.iv.exact() && ub.iv.exact() && st.iv.exact() && st.iv.lo > 0) {
     int64_t trip = ub.iv.lo > lb.iv.lo ? (ub.iv.lo - lb.iv.lo + st.iv.lo - 1) / st.iv.lo : 0;
+    // Where the bounds are known (constants, the block index, given data) a trips fact must agree.
+    if (fact != nullptr && ((fact->min && trip < *fact->min) || (fact->max && trip > *fact->max)))
+      throw SourceError(loop.line, 1, "launch trips.\"" + fact->key + "\": " + (fact->min && trip < *fact->min ? "min = " + std::to_string(*fact->min) : "max = " + std::to_string(*fact->max)) +
+                                          " cannot hold: the loop runs " + std::to_string(trip) + " times in an entry whose bounds are known" +
+                                          (ctx_.block.exact() ? " (block " + std::to_string(ctx_.block.lo) + ")" : std::string()));
     if (trip == 0) return;
     if (leaves + static_cast<uint64_t>(trip) <= opts_.enumeration_budget) {
       for (int64_t k = 0; k < trip; ++k) {
@@ -2250,18 +2421,20 @@ void FunctionAnalyzer::enumerate(const std::vector<int32_t> &chain, size_t at, M
     if (ub.iv.hi != Interval::kPosInf && lb.iv.lo != Interval::kNegInf && span_hi.exact())
       thi = std::max<int64_t>(0, (span_hi.lo + st.iv.lo - 1) / st.iv.lo);
   }
+  int64_t value = thi == kInf ? 0 : thi;
+  bool known = thi != kInf;
+  const bool given = apply_fact(tlo, thi, value, known);
   if (!seen_reason(3, loop.line)) {
     std::string why = ((lb.taint | ub.taint | st.taint) & kTData)  ? "bounds depend on loaded data"
                       : ((lb.taint | ub.taint | st.taint) & kTArg) ? "bounds depend on launch arguments not given"
                                                                    : "bounds are not constant";
     add_reason("loop at line " + std::to_string(loop.line) + " runs " + std::to_string(tlo) + ".." + fmt_count(thi) +
-               " times (" + why + ")");
+               " times (" + why + fact_note() + ")");
   }
   int64_t hi_iv = ub.iv.hi == Interval::kPosInf ? Interval::kPosInf : ub.iv.hi - 1;
   ctx_.iv[L] = Interval::range(lb.iv.lo, std::max(lb.iv.lo, hi_iv));
   touch_ctx();
-  enumerate(chain, at + 1, mult_mul(mult, tlo, thi, thi == kInf ? 0 : thi, false, thi != kInf), leaves, leaf, reason,
-            taint);
+  enumerate(chain, at + 1, mult_mul(mult, tlo, thi, value, given && tlo == thi, known), leaves, leaf, reason, taint);
   restore(saved);
 }
 
@@ -2278,6 +2451,31 @@ void FunctionAnalyzer::bind_first_iterations(const std::vector<int32_t> &chain, 
       touch_ctx();
     }
   }
+}
+
+void FunctionAnalyzer::trip_any(uint32_t L, LoopRecord &lr) {
+  const LoopInfo &loop = loops_[L];
+  if (loop.unknown_trip) {
+    lr.unknown_trip = true;
+    return;
+  }
+  ctx_.block = block_any_;
+  ctx_.sub = Interval::range(0, static_cast<int64_t>(instances_) - 1);
+  ctx_.iv.assign(loops_.size(), std::nullopt);
+  touch_ctx();
+  Eval lb = eval(loop.lb), ub = eval(loop.ub), st = eval(loop.step);
+  const uint8_t taint = static_cast<uint8_t>(lb.taint | ub.taint | st.taint);
+  if (st.iv.lo > 0 && st.iv.hi != Interval::kPosInf) {
+    if (ub.iv.lo != Interval::kNegInf && lb.iv.hi != Interval::kPosInf)
+      lr.trip_min_any = std::max<int64_t>(0, iv_ceildiv(iv_sub(Interval::point(ub.iv.lo), Interval::point(lb.iv.hi)),
+                                                        Interval::point(st.iv.hi)).lo);
+    if (ub.iv.hi != Interval::kPosInf && lb.iv.lo != Interval::kNegInf)
+      lr.trip_max_any = std::max<int64_t>(0, iv_ceildiv(iv_sub(Interval::point(ub.iv.hi), Interval::point(lb.iv.lo)),
+                                                        Interval::point(st.iv.lo)).hi);
+  }
+  // Bounds that depend only on the block index or outer loops are enumerated; the rest
+  // (loaded data, launch values not given) leave a loop that may not run at all uncounted.
+  lr.unknown_trip = (taint & kTUnresolved) != 0 && lr.trip_min_any == 0;
 }
 
 }  // namespace
@@ -2332,19 +2530,68 @@ Count to_count(const Mult &m, const std::string &reason) {
   return c;
 }
 
+/// A guaranteed minimum summed over executions: each execution's exact value times its
+/// minimum count; unknown once an execution that surely runs has no exact value.
+struct MinSum {
+  int64_t value = 0;
+  bool ok = true;
+  void add(const Quantity &q, const Mult &m) {
+    if (!ok || m.min == 0) return;
+    if (!q.value || q.estimated) {
+      ok = false;
+      return;
+    }
+    value = sat_add(value, sat_mul(*q.value, m.min));
+  }
+  void add(const MinSum &o) {
+    ok = ok && o.ok;
+    value = sat_add(value, o.value);
+  }
+  void keep_smaller(const MinSum &o) {
+    if (!o.ok) ok = false;
+    else if (ok) value = std::min(value, o.value);
+  }
+  [[nodiscard]] std::optional<int64_t> get() const { return ok ? std::optional<int64_t>(value) : std::nullopt; }
+};
+
 FunctionAnalyzer::RunResult FunctionAnalyzer::run_counts(uint32_t r, const std::vector<int32_t> &chain,
                                                          bool with_samples) {
   struct Inst {
     Mult sum{0, 0, 0, true, true};
     QSum bytes, elements, flop, repeats, masked, packets, issued;
+    MinSum bytes_min, flop_min, repeats_min, issued_min;
     std::string reason;
     uint8_t taint = 0;
     uint64_t leaves = 0;
   };
-  auto run_block = [&](int64_t block) {
+  // The guaranteed minimum of one block (all instances), or of every block at once.
+  struct BlockMins {
+    int64_t count = 0;
+    MinSum bytes, flop, repeats, issued;
+    void add(const Inst &inst) {
+      count = sat_add(count, inst.sum.min);
+      bytes.add(inst.bytes_min);
+      flop.add(inst.flop_min);
+      repeats.add(inst.repeats_min);
+      issued.add(inst.issued_min);
+    }
+    void keep_smaller(const BlockMins &o) {
+      count = std::min(count, o.count);
+      bytes.keep_smaller(o.bytes);
+      flop.keep_smaller(o.flop);
+      repeats.keep_smaller(o.repeats);
+      issued.keep_smaller(o.issued);
+    }
+  };
+  auto mins_of = [](const std::vector<Inst> &insts) {
+    BlockMins b;
+    for (const Inst &inst : insts) b.add(inst);
+    return b;
+  };
+  auto run_block = [&](Interval block) {
     std::vector<Inst> out(instances_);
     for (uint32_t s = 0; s < instances_; ++s) {
-      ctx_.block = Interval::point(block);
+      ctx_.block = block;
       ctx_.sub = Interval::point(s);
       ctx_.iv.assign(loops_.size(), std::nullopt);
       touch_ctx();
@@ -2370,12 +2617,18 @@ FunctionAnalyzer::RunResult FunctionAnalyzer::run_counts(uint32_t r, const std::
                   Quantity issued = Quantity::exact(rec(r).issued_instructions);
                   if (smp.repeats.value) issued.value = std::max<int64_t>(1, (*smp.repeats.value + 254) / 255);
                   inst.issued.add(issued, m);
+                  inst.bytes_min.add(smp.bytes, m);
+                  inst.flop_min.add(smp.flop, m);
+                  inst.repeats_min.add(smp.repeats, m);
+                  // An estimated repeat count still issues at least one instruction.
+                  inst.issued_min.add(smp.repeats.value && smp.repeats.estimated ? Quantity::exact(1) : issued, m);
                 },
                 inst.reason, inst.taint);
     }
     return out;
   };
-  std::vector<Inst> first = run_block(0);
+  facts_used_ = 0;
+  std::vector<Inst> first = run_block(Interval::point(0));
   RunResult res;
   Mult total{0, 0, 0, true, true};
   std::string reason;
@@ -2420,13 +2673,17 @@ FunctionAnalyzer::RunResult FunctionAnalyzer::run_counts(uint32_t r, const std::
   res.repeats_i = first[busiest].repeats.get();
   res.issued_i = first[busiest].issued.get();
   if (res.taint & kTBlock) res.block.block_dependent = res.instance.block_dependent = true;
+  const bool dependent = (res.taint & kTBlock) != 0;
+  // The guaranteed minimum over every block: block 0's when nothing depends on the block index,
+  // else the smallest over the enumerated blocks or, failing that, with the block index as an interval.
+  BlockMins mins = mins_of(first);
+  bool mins_enumerated = false;
   // Whole-grid sums.
   if (prog_.blocks) {
     const int64_t G = *prog_.blocks;
     uint64_t leaves0 = 0;
     for (const Inst &inst : first) leaves0 += std::max<uint64_t>(1, inst.leaves);
-    const bool dependent = (res.taint & kTBlock) != 0;
-    const bool enumerable = dependent && (res.taint & (kTData | kTArg | kTUnknown)) == 0 &&
+    const bool enumerable = dependent && (res.taint & kTUnresolved) == 0 &&
                             static_cast<uint64_t>(G) * leaves0 <= opts_.grid_budget;
     auto count_q = [](const Count &c) {
       Quantity q;
@@ -2453,9 +2710,11 @@ FunctionAnalyzer::RunResult FunctionAnalyzer::run_counts(uint32_t r, const std::
       return out;
     };
     if (enumerable) {
+      mins_enumerated = true;
       QSum cnt, bytes, flop, repeats, issued;
       for (int64_t b = 0; b < G; ++b) {
-        std::vector<Inst> per = b == 0 ? first : run_block(b);
+        std::vector<Inst> per = b == 0 ? first : run_block(Interval::point(b));
+        if (b > 0) mins.keep_smaller(mins_of(per));
         for (const Inst &inst : per) {
           Mult m = inst.sum;
           cnt.add(Quantity::exact(1), m);
@@ -2484,9 +2743,19 @@ FunctionAnalyzer::RunResult FunctionAnalyzer::run_counts(uint32_t r, const std::
       }
     }
   }
+  // Nothing to lower when block 0 already guarantees nothing.
+  const bool all_zero = mins.count == 0 && (!mins.bytes.ok || mins.bytes.value == 0) &&
+                        (!mins.flop.ok || mins.flop.value == 0) && (!mins.repeats.ok || mins.repeats.value == 0) &&
+                        (!mins.issued.ok || mins.issued.value == 0);
+  if (dependent && !mins_enumerated && !all_zero) mins.keep_smaller(mins_of(run_block(block_any_)));
+  res.mins.count = mins.count;
+  res.mins.bytes = mins.bytes.get();
+  res.mins.flop = mins.flop.get();
+  res.mins.repeats = mins.repeats.get();
+  res.mins.issued = mins.issued.get();
   if (res.block.block_dependent) {
     if (prog_.blocks && *prog_.blocks > 1) {
-      std::vector<Inst> last = run_block(*prog_.blocks - 1);
+      std::vector<Inst> last = run_block(Interval::point(*prog_.blocks - 1));
       int64_t last_value = 0;
       for (const Inst &inst : last) last_value = sat_add(last_value, inst.sum.value);
       res.block.last_block = last_value;
@@ -2504,6 +2773,14 @@ FunctionAnalyzer::RunResult FunctionAnalyzer::run_counts(uint32_t r, const std::
       res.block.reason = res.instance.reason = why;
     }
   }
+  if (mins.count < res.block.min) {
+    res.block.min = mins.count;
+    if (res.block.exact) {
+      res.block.exact = false;
+      res.block.reason = "depends on the block index: the fewest executions over every block is " + std::to_string(mins.count);
+    }
+  }
+  res.facts = facts_used_;
   return res;
 }
 
@@ -2574,7 +2851,13 @@ void FunctionAnalyzer::compute_counts() {
     rr.count = res.block;
     rr.count_instance = res.instance;
     rr.count_grid = res.count_grid;
+    rr.block_min.count = res.block.min;
+    rr.facts |= res.facts;
     if (d.hivm) {
+      rr.block_min.bytes = res.mins.bytes;
+      rr.block_min.flop = res.mins.flop;
+      rr.block_min.repeats = res.mins.repeats;
+      rr.block_min.issued = res.mins.issued;
       rr.bytes_block = res.bytes;
       rr.elements_block = res.elements;
       rr.flop_block = res.flop;
@@ -2685,6 +2968,7 @@ void FunctionAnalyzer::finish_records() {
     RunResult it = run_counts(loop.record, chain_of(loop.body_path), false);
     iterations[L] = it.block;
     iterations_grid[L] = it.count_grid;
+    rec(loop.record).facts |= it.facts;
     LoopRecord lr;
     lr.function = fn_index_;
     lr.line = loop.line;
@@ -2732,7 +3016,18 @@ void FunctionAnalyzer::finish_records() {
         lr.trip = to_count(got, reason);
       }
     }
+    trip_any(static_cast<uint32_t>(L), lr);
     prog_.loops.push_back(std::move(lr));
+  }
+  // Ops inside a loop whose trip count nothing here can give: the outermost such loop.
+  const size_t loop_base = prog_.loops.size() - loops_.size();
+  for (uint32_t r = first_record_; r < end; ++r) {
+    uint32_t unknown = 0;
+    for (int32_t p = record_path_[r - first_record_]; p >= 0; p = paths_[static_cast<size_t>(p)].parent) {
+      const PathNode &node = paths_[static_cast<size_t>(p)];
+      if (node.kind == PathNode::Kind::Loop && prog_.loops[loop_base + node.loop].unknown_trip) unknown = node.line;
+    }
+    rec(r).count.unknown_loop = unknown;
   }
   for (uint32_t r = first_record_; r < end; ++r) {
     OpRecord &record = rec(r);
@@ -2750,6 +3045,8 @@ void FunctionAnalyzer::finish_records() {
           record.scalar_grid = add_q(record.count_grid, times_q(iterations_grid[L], 2));
           record.issued_grid = record.scalar_grid;
         }
+        record.block_min.scalar = record.block_min.issued =
+            sat_add(record.count.min, sat_mul(iterations[L].min, 2));
       }
     } else {
       record.scalar_block = times(record.count, record.scalar_instructions);
@@ -2762,8 +3059,11 @@ void FunctionAnalyzer::finish_records() {
         record.scalar_grid = times_q(record.count_grid, record.scalar_instructions);
         if (!d.hivm) record.issued_grid = times_q(record.count_grid, record.issued_instructions);
       }
+      record.block_min.scalar = sat_mul(record.count.min, record.scalar_instructions);
+      if (!d.hivm) record.block_min.issued = sat_mul(record.count.min, record.issued_instructions);
     }
     if (record.cls == OpClass::ScalarMemory) {
+      record.block_min.bytes = sat_mul(record.count.min, record.bytes.value.value_or(0));
       record.bytes_block = times(record.count, record.bytes.value.value_or(0));
       record.elements_block = times(record.count, 1);
       if (prog_.blocks) record.bytes_grid = times_q(record.count_grid, record.bytes.value.value_or(0));
@@ -2900,6 +3200,42 @@ void FunctionAnalyzer::resolve_args() {
       break;
     }
   }
+  // Tensor contents the user gave, by Triton position.
+  arg_data_.assign(fr.args.size(), -1);
+  data_range_.clear();
+  for (size_t f = 0; f < opts_.data.size(); ++f) {
+    const DataFact &d = opts_.data[f];
+    if (d.values.empty()) throw FactError("launch data.\"" + d.key + "\": no elements given");
+    Interval range{Interval::kPosInf, Interval::kNegInf};
+    for (int64_t v : d.values) range = {std::min(range.lo, v), std::max(range.hi, v)};
+    data_range_.push_back(range);
+    std::string_view key = d.key;
+    if (key.substr(0, 4) == "%arg") key.remove_prefix(4);
+    auto position = parse_int(key);
+    if (!position || key.empty() || key[0] == '-') {
+      std::string warning = "launch data key '" + d.key +
+                            "' is not a Triton position: HIVM carries no argument names, so it is not used here "
+                            "(key tensors by position, \"N\" or \"%argN\")";
+      if (std::find(prog_.warnings.begin(), prog_.warnings.end(), warning) == prog_.warnings.end())
+        prog_.warnings.push_back(warning);
+      continue;
+    }
+    size_t idx = 0;
+    while (idx < fr.args.size() && fr.args[idx].triton_index != *position) ++idx;
+    if (idx == fr.args.size())
+      throw FactError("launch data.\"" + d.key + "\": " + fr.name + " has no Triton argument " + std::to_string(*position) +
+                      " (" + std::to_string(triton) + " positions)");
+    if (values_[arg_values_[idx]].type.kind != Type::Kind::Memref)
+      throw FactError("launch data.\"" + d.key + "\": Triton argument " + std::to_string(*position) + " of " + fr.name +
+                      " (" + fr.args[idx].name + ": " + fr.args[idx].type + ") is a scalar, not a tensor");
+    arg_data_[idx] = static_cast<int32_t>(f);
+  }
+  // Trip facts, by the line of their loop.
+  loop_fact_.assign(loops_.size(), -1);
+  for (size_t L = 0; L < loops_.size(); ++L)
+    for (size_t f = 0; f < opts_.trips.size(); ++f)
+      if (opts_.trips[f].line == loops_[L].line) loop_fact_[L] = static_cast<int32_t>(f);
+  if (prog_.blocks) block_any_ = Interval::range(0, std::max<int64_t>(0, *prog_.blocks - 1));
 }
 
 void FunctionAnalyzer::run(FunctionView &view) {
@@ -3139,7 +3475,9 @@ Program start_program(const AnalysisOptions &options) {
   return prog;
 }
 
-Program analyze_text(std::string_view text, const AnalysisOptions &options) {
+namespace {
+
+Program analyze_once(std::string_view text, const AnalysisOptions &options) {
   Program prog = start_program(options);
   FileReader reader(text);
   prog.ops.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 16);
@@ -3234,6 +3572,90 @@ Program analyze_text(std::string_view text, const AnalysisOptions &options) {
   for (auto &[name, u] : unmodelled) prog.unmodelled.push_back(std::move(u));
   analyze_sync(prog, views);
   return prog;
+}
+
+std::string trip_fact_json(const TripFact &f) {
+  std::string out = "{";
+  auto put = [&](const char *name, const std::string &value) {
+    out += (out.size() > 1 ? "," : "") + std::string("\"") + name + "\":" + value;
+  };
+  if (f.min) put("min", std::to_string(*f.min));
+  if (f.max) put("max", std::to_string(*f.max));
+  if (f.sum) {
+    put("sum", std::to_string(*f.sum));
+    put("over", f.sum_over_grid ? "\"grid\"" : "\"block\"");
+  }
+  return out + "}";
+}
+
+std::string data_fact_json(const DataFact &f) {
+  std::string out = "{\"elements\":" + std::to_string(f.values.size());
+  if (f.source != "inline") {
+    std::string path;
+    for (char c : f.source) {
+      if (c == '"' || c == '\\') path += '\\';
+      path += c;
+    }
+    out += ",\"npy\":\"" + path + "\"";
+  } else if (f.values.size() <= 64) {
+    out += ",\"values\":[";
+    for (size_t k = 0; k < f.values.size(); ++k) out += (k ? "," : "") + std::to_string(f.values[k]);
+    out += "]";
+  }
+  return out + "}";
+}
+
+/// Refuses trips facts the IR contradicts: no loop on the line, or a trip count it cannot reach.
+void check_trip_facts(const Program &strict, const AnalysisOptions &options) {
+  for (const TripFact &f : options.trips) {
+    const LoopRecord *loop = nullptr;
+    for (const LoopRecord &l : strict.loops)
+      if (l.line == f.line) loop = &l;
+    const std::string key = "launch trips.\"" + f.key + "\"";
+    if (loop == nullptr)
+      throw SourceError(f.line, 1, key + ": no scf.for on line " + std::to_string(f.line) + " of the dump");
+    if (f.min && loop->trip_max_any != kInf && *f.min > loop->trip_max_any)
+      throw SourceError(f.line, 1, key + ": min = " + std::to_string(*f.min) + " cannot hold: the loop runs at most " +
+                                       std::to_string(loop->trip_max_any) + " times per entry");
+    if (f.max && *f.max < loop->trip_min_any)
+      throw SourceError(f.line, 1, key + ": max = " + std::to_string(*f.max) + " cannot hold: the loop runs at least " +
+                                       std::to_string(loop->trip_min_any) + " times per entry");
+    if (f.min && f.max && *f.min > *f.max)
+      throw SourceError(f.line, 1, key + ": min = " + std::to_string(*f.min) + " is above max = " + std::to_string(*f.max));
+    if (f.sum && !f.sum_over_grid && *f.sum < loop->iterations.min)
+      throw SourceError(f.line, 1, key + ": sum = " + std::to_string(*f.sum) + " per block cannot hold: the loop runs at least " +
+                                       std::to_string(loop->iterations.min) + " iterations in every block");
+  }
+}
+
+}  // namespace
+
+Program analyze_text(std::string_view text, const AnalysisOptions &options) {
+  if (!options.has_facts()) return analyze_once(text, options);
+  if (options.trips.size() + options.data.size() > 64)
+    throw FactError("launch: at most 64 trips and data facts together");
+  // The strict records first (no facts), then the same records under the facts.
+  AnalysisOptions strict_options = options;
+  strict_options.trips.clear();
+  strict_options.data.clear();
+  Program strict = analyze_once(text, strict_options);
+  check_trip_facts(strict, options);
+  Program given = analyze_once(text, options);
+  auto facts = std::make_shared<GivenFacts>();
+  for (const TripFact &f : options.trips) facts->facts.push_back({"trips.\"" + std::to_string(f.line) + "\"", trip_fact_json(f), {f.line}});
+  for (const DataFact &f : options.data) {
+    GivenFacts::Fact fact{"data.\"" + f.key + "\"", data_fact_json(f), {}};
+    const auto index = static_cast<uint32_t>(&f - options.data.data());
+    if (auto it = given.data_fact_lines.find(index); it != given.data_fact_lines.end())
+      fact.lines.assign(it->second.begin(), it->second.end());
+    facts->facts.push_back(std::move(fact));
+  }
+  for (std::string &w : given.warnings)
+    if (std::find(strict.warnings.begin(), strict.warnings.end(), w) == strict.warnings.end())
+      strict.warnings.push_back(std::move(w));
+  facts->ops = std::move(given.ops);
+  strict.given = std::move(facts);
+  return strict;
 }
 
 }  // namespace pb::hivm

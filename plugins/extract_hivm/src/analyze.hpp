@@ -15,6 +15,7 @@
 
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,27 @@ namespace pb::hivm {
 
 struct Fractal {
   int64_t m = 16, k = 16, n = 16;
+};
+
+/// A fact the user gives about a loop's trip count (launch `trips`), keyed by dump line.
+struct TripFact {
+  std::string key;  // as written: "1106" or "hivm:1106"
+  uint32_t line = 0;
+  std::optional<int64_t> min, max, sum;
+  bool sum_over_grid = false;  // sum over every block (else per block)
+};
+
+/// The contents of a tensor argument (launch `data`), flat, C order.
+struct DataFact {
+  std::string key;  // as written: "7", "%arg7" or a name
+  std::vector<int64_t> values;
+  std::string source;  // "inline" or the .npy path
+};
+
+/// A launch fact that cannot be used (names no argument): the launch document's error.
+class FactError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 struct AnalysisOptions {
@@ -38,6 +60,9 @@ struct AnalysisOptions {
   std::vector<int64_t> grid;                 // programs per axis
   std::map<std::string, double> args;        // launch args by key ("n_elements", "%arg3", "3")
   std::string kernel;                        // analyse only functions whose name starts with this
+  std::vector<TripFact> trips;               // user-given trip facts (launch.trips)
+  std::vector<DataFact> data;                // user-given tensor contents (launch.data)
+  [[nodiscard]] bool has_facts() const { return !trips.empty() || !data.empty(); }
   // Limits.
   uint64_t enumeration_budget = 1u << 14;    // executions enumerated per op before switching to intervals
   uint64_t grid_budget = 1u << 18;           // block x execution evaluations per op for exact grid sums
@@ -47,7 +72,10 @@ struct AnalysisOptions {
 /// when the launch gives a grid.
 Program start_program(const AnalysisOptions &options);
 
-/// Reads and analyses a whole dump. Throws SourceError for malformed input.
+/// Reads and analyses a whole dump. Throws SourceError for malformed input and for a
+/// fact that contradicts the IR (at the line it names), FactError for a data fact that
+/// names no argument. With facts, the records are computed without them (strict) and
+/// again with them (Program::given).
 /// [thread-safe: no shared state]
 Program analyze_text(std::string_view text, const AnalysisOptions &options);
 

@@ -1,6 +1,7 @@
 //===- document.cpp - Program -> perfbound.hivm_program/1 JSON -------------===//
 #include "document.hpp"
 
+#include "facts.hpp"
 #include "json_writer.hpp"
 
 #include <cmath>
@@ -36,6 +37,10 @@ void write_count(JsonWriter &w, const Count &c) {
   if (c.block_dependent) {
     w.field("block_dependent", true);
     if (c.last_block) w.field("last_block", *c.last_block);
+  }
+  if (c.unknown_loop != 0) {
+    w.field("unknown_loop", c.unknown_loop);
+    w.field("hint", "give trips.\"" + std::to_string(c.unknown_loop) + "\"");
   }
   w.end_object();
 }
@@ -108,7 +113,120 @@ void write_reasons(JsonWriter &w, const char *key, const std::vector<std::pair<c
   w.end_object();
 }
 
-void write_op(JsonWriter &w, const OpRecord &r, bool with_grid) {
+/// Ops that move bytes (DMA, scalar memory access, UB copies).
+bool is_dma_like(const OpRecord &r) {
+  return r.cls == OpClass::Dma || r.cls == OpClass::ScalarMemory || r.name == "hivm.hir.copy";
+}
+
+/// Which members of `block` an op has (the same ones get a `block_min`).
+struct BlockKeys {
+  bool bytes, flop, repeats, scalar, issued;
+};
+BlockKeys block_keys(const OpRecord &r) {
+  auto has = [](const Quantity &q) { return q.value.has_value() || !q.reason.empty(); };
+  return {is_dma_like(r) && has(r.bytes_block), has(r.flop_block), is_vector_class(r.cls) && has(r.repeats_block),
+          has(r.scalar_block), has(r.issued_block)};
+}
+
+void write_block_min(JsonWriter &w, const OpRecord &r) {
+  const BlockKeys keys = block_keys(r);
+  const BlockMin &m = r.block_min;
+  w.key("block_min").begin_object();
+  if (m.count) w.field("count", *m.count);
+  if (keys.bytes && m.bytes) w.field("bytes", *m.bytes);
+  if (keys.flop && m.flop) w.field("flop", *m.flop);
+  if (keys.repeats && m.repeats) w.field("repeats", *m.repeats);
+  if (keys.scalar && m.scalar) w.field("scalar_instructions", *m.scalar);
+  if (keys.issued && m.issued) w.field("issued_instructions", *m.issued);
+  w.end_object();
+}
+
+void write_block(JsonWriter &w, const OpRecord &r, std::vector<std::pair<const char *, std::string>> &reasons) {
+  const bool dma_like = is_dma_like(r);
+  const bool vec = is_vector_class(r.cls);
+  w.key("block");
+  QuantityObject block(w, reasons, true);
+  if (dma_like) block.put("bytes", r.bytes_block);
+  block.put("elements", r.elements_block);
+  block.put("flop", r.flop_block);
+  if (vec) {
+    block.put("repeats", r.repeats_block);
+    block.put("masked_lanes", r.masked_block);
+  }
+  if (r.cls == OpClass::Dma) block.put("packets", r.packets_block);
+  block.put("scalar_instructions", r.scalar_block);
+  block.put("issued_instructions", r.issued_block);
+  block.close();
+}
+
+/// The whole-grid sums and, always beside them, `grid_reasons`: which of
+/// them are estimates or unknown (block 0 x the block count when the op
+/// could not be summed over every block), so that a reader can tell an
+/// exact sum from an estimate.
+void write_grid(JsonWriter &w, const OpRecord &r) {
+  std::vector<std::pair<const char *, std::string>> reasons;
+  w.key("grid");
+  QuantityObject grid(w, reasons, true);
+  grid.put("count", r.count_grid);
+  if (is_dma_like(r)) grid.put("bytes", r.bytes_grid);
+  grid.put("flop", r.flop_grid);
+  if (is_vector_class(r.cls)) grid.put("repeats", r.repeats_grid);
+  grid.put("scalar_instructions", r.scalar_grid);
+  grid.put("issued_instructions", r.issued_grid);
+  grid.close();
+  w.key("grid_reasons").begin_object();
+  for (const auto &[name, reason] : reasons) w.field(name, reason);
+  w.end_object();
+}
+
+bool same_q(const Quantity &a, const Quantity &b) { return a.value == b.value && a.estimated == b.estimated; }
+bool same_count(const Count &a, const Count &b) {
+  return a.known == b.known && a.exact == b.exact && a.value == b.value && a.min == b.min && a.max == b.max;
+}
+
+/// Whether the user's facts changed any number of the record (count, block_min, block, grid).
+bool changed_by_facts(const OpRecord &s, const OpRecord &g) {
+  return !same_count(s.count, g.count) || !(s.block_min == g.block_min) || !same_q(s.bytes_block, g.bytes_block) ||
+         !same_q(s.elements_block, g.elements_block) || !same_q(s.flop_block, g.flop_block) ||
+         !same_q(s.repeats_block, g.repeats_block) || !same_q(s.masked_block, g.masked_block) ||
+         !same_q(s.packets_block, g.packets_block) || !same_q(s.scalar_block, g.scalar_block) ||
+         !same_q(s.issued_block, g.issued_block) || !same_q(s.count_grid, g.count_grid) ||
+         !same_q(s.bytes_grid, g.bytes_grid) || !same_q(s.flop_grid, g.flop_grid) ||
+         !same_q(s.repeats_grid, g.repeats_grid) || !same_q(s.scalar_grid, g.scalar_grid) ||
+         !same_q(s.issued_grid, g.issued_grid);
+}
+
+/// `given`: the record's numbers under the user's facts, with the facts that entered them.
+/// Counts `ops` per fact. A loop the facts count is no longer named as unknown.
+void write_given(JsonWriter &w, const OpRecord &g, const GivenFacts &facts, bool with_grid, std::vector<int64_t> &ops) {
+  w.key("given").begin_object();
+  w.key("facts").begin_array();
+  bool any = false;
+  for (size_t f = 0; f < facts.facts.size(); ++f)
+    if ((g.facts >> f) & 1U) {
+      w.value(facts.facts[f].key);
+      ++ops[f];
+      any = true;
+    }
+  if (!any)
+    for (size_t f = 0; f < facts.facts.size(); ++f) {
+      w.value(facts.facts[f].key);
+      ++ops[f];
+    }
+  w.end_array();
+  Count count = g.count;
+  if (count.min > 0) count.unknown_loop = 0;
+  w.key("count");
+  write_count(w, count);
+  write_block_min(w, g);
+  std::vector<std::pair<const char *, std::string>> ignored;
+  write_block(w, g, ignored);
+  if (with_grid) write_grid(w, g);
+  w.end_object();
+}
+
+void write_op(JsonWriter &w, const OpRecord &r, bool with_grid, const OpRecord *given, const GivenFacts *facts,
+              std::vector<int64_t> &fact_ops) {
   w.begin_object();
   w.field("id", r.id).field("function", r.function).field("op", r.name).field("line", r.line);
   if (r.loc.empty()) w.null_field("loc");
@@ -126,7 +244,7 @@ void write_op(JsonWriter &w, const OpRecord &r, bool with_grid) {
   w.key("instructions").begin_object().field("scalar", r.scalar_instructions).field("issued", r.issued_instructions).end_object();
   if (!r.scalar_kind.empty()) w.field("scalar_kind", r.scalar_kind);
 
-  const bool dma_like = r.cls == OpClass::Dma || r.cls == OpClass::ScalarMemory || r.name == "hivm.hir.copy";
+  const bool dma_like = is_dma_like(r);
   const bool vec = is_vector_class(r.cls);
   const bool has_exec = r.elements.value || !r.elements.reason.empty() || r.flop.value || !r.flop.reason.empty() ||
                         !r.dtype.empty() || r.src != Space::Unknown || r.dst != Space::Unknown || r.cls == OpClass::Cube;
@@ -162,19 +280,8 @@ void write_op(JsonWriter &w, const OpRecord &r, bool with_grid) {
     }
     exec.close();
   }
-  w.key("block");
-  QuantityObject block(w, total_reasons, true);
-  if (dma_like) block.put("bytes", r.bytes_block);
-  block.put("elements", r.elements_block);
-  block.put("flop", r.flop_block);
-  if (vec) {
-    block.put("repeats", r.repeats_block);
-    block.put("masked_lanes", r.masked_block);
-  }
-  if (r.cls == OpClass::Dma) block.put("packets", r.packets_block);
-  block.put("scalar_instructions", r.scalar_block);
-  block.put("issued_instructions", r.issued_block);
-  block.close();
+  write_block(w, r, total_reasons);
+  write_block_min(w, r);
   std::vector<std::pair<const char *, std::string>> ignored;
   w.key("instance");
   QuantityObject inst(w, ignored, true);
@@ -184,17 +291,7 @@ void write_op(JsonWriter &w, const OpRecord &r, bool with_grid) {
   inst.put("scalar_instructions", r.scalar_instance);
   inst.put("issued_instructions", r.issued_instance);
   inst.close();
-  if (with_grid) {
-    w.key("grid");
-    QuantityObject grid(w, ignored, true);
-    grid.put("count", r.count_grid);
-    if (dma_like) grid.put("bytes", r.bytes_grid);
-    grid.put("flop", r.flop_grid);
-    if (vec) grid.put("repeats", r.repeats_grid);
-    grid.put("scalar_instructions", r.scalar_grid);
-    grid.put("issued_instructions", r.issued_grid);
-    grid.close();
-  }
+  if (with_grid) write_grid(w, r);
   write_reasons(w, "exec_reasons", exec_reasons);
   write_reasons(w, "total_reasons", total_reasons);
   if (!r.estimated_fields.empty()) w.array("estimated", r.estimated_fields);
@@ -228,6 +325,7 @@ void write_op(JsonWriter &w, const OpRecord &r, bool with_grid) {
     w.end_array();
   }
   if (!r.notes.empty()) w.array("notes", r.notes);
+  if (given != nullptr && facts != nullptr && changed_by_facts(r, *given)) write_given(w, *given, *facts, with_grid, fact_ops);
   w.end_object();
 }
 
@@ -593,8 +691,13 @@ std::string to_json_text(const Program &prog, const SourceInfo &source, const An
   }
   w.end_array();
 
+  const GivenFacts *facts = prog.given.get();
+  std::vector<int64_t> fact_ops(facts != nullptr ? facts->facts.size() : 0, 0);
   w.key("ops").begin_array();
-  for (const OpRecord &r : prog.ops) write_op(w, r, prog.blocks.has_value());
+  for (size_t idx = 0; idx < prog.ops.size(); ++idx) {
+    const OpRecord *given = facts != nullptr && idx < facts->ops.size() ? &facts->ops[idx] : nullptr;
+    write_op(w, prog.ops[idx], prog.blocks.has_value(), given, facts, fact_ops);
+  }
   w.end_array();
 
   w.key("loops").begin_array();
@@ -610,6 +713,7 @@ std::string to_json_text(const Program &prog, const SourceInfo &source, const An
     w.array("attributes", l.attributes);
     w.field("scalar_instructions_per_iteration", l.body_scalar_instructions);
     w.field("issued_instructions_per_iteration", l.body_issued_instructions);
+    if (!l.trip.exact) w.field("fact_key", "trips.\"" + std::to_string(l.line) + "\"");
     w.end_object();
   }
   w.end_array();
@@ -760,6 +864,16 @@ std::string to_json_text(const Program &prog, const SourceInfo &source, const An
   write_note_list(w, "estimates", prog.estimates);
   write_note_list(w, "unresolved", prog.unresolved);
   w.array("warnings", prog.warnings);
+  if (facts != nullptr) {
+    w.key("given_facts").begin_array();
+    for (size_t f = 0; f < facts->facts.size(); ++f) {
+      const GivenFacts::Fact &fact = facts->facts[f];
+      w.begin_object().field("key", fact.key).key("fact").raw(fact.echo_json);
+      write_ids(w, "lines", fact.lines);
+      w.field("ops", fact_ops[f]).end_object();
+    }
+    w.end_array();
+  }
   w.end_object();
   return w.take();
 }
@@ -812,6 +926,7 @@ void apply_launch(const json &launch, AnalysisOptions &options) {
       else if (v.is_number()) options.args[key] = v.get<double>();
     }
   if (launch.contains("kernel") && launch["kernel"].is_string()) options.kernel = launch["kernel"].get<std::string>();
+  apply_launch_facts(launch, options);
 }
 
 }  // namespace pb::hivm

@@ -85,6 +85,12 @@ class JsonWriter {
   }
   JsonWriter &value(const char *v) { return value(std::string_view(v)); }
   JsonWriter &value(const std::string &v) { return value(std::string_view(v)); }
+  /// A value that is already JSON text.
+  JsonWriter &raw(std::string_view json) {
+    separate();
+    out_ += json;
+    return *this;
+  }
   JsonWriter &null() {
     separate();
     out_ += "null";

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -79,6 +80,14 @@ struct Count {
   Reason reason;        // why it is not exact
   bool block_dependent = false;
   std::optional<int64_t> last_block;  // the value for the last block, when block-dependent and the grid is known
+  uint32_t unknown_loop = 0;          // line of the outermost enclosing loop with an unknown trip count (0: none)
+};
+
+/// Per-block guaranteed minimum over every block of the grid of what an op does.
+/// Unset: unknown, or the per-execution value is an estimate that could be lower.
+struct BlockMin {
+  std::optional<int64_t> count, bytes, flop, repeats, scalar, issued;
+  bool operator==(const BlockMin &) const = default;
 };
 
 /// A per-execution number: exact, estimated (with a reason), or unknown.
@@ -152,6 +161,8 @@ struct OpRecord {
   Quantity count_grid, bytes_grid, flop_grid, repeats_grid, scalar_grid, issued_grid;
   Quantity scalar_block, issued_block;        // instructions per block (loops: 1 per entry + 2 per iteration)
   Quantity scalar_instance, issued_instance;  // the same on the busiest instance
+  BlockMin block_min;                         // guaranteed per-block minimum over all blocks
+  uint64_t facts = 0;                         // with user facts: bit i = fact i entered its numbers
 
   // Instructions issued by the scalar unit per execution.
   uint32_t scalar_instructions = 0;  // scalar work (arith, address, loads, loop control)
@@ -187,6 +198,22 @@ struct LoopRecord {
   // Instructions per iteration of the body (excluding nested loops' bodies).
   uint64_t body_scalar_instructions = 0;
   uint64_t body_issued_instructions = 0;
+  // Trip count per entry over every block and outer iteration (intervals): refuses facts
+  // that cannot hold and finds the loops a trips fact would count.
+  int64_t trip_min_any = 0, trip_max_any = Interval::kPosInf;
+  bool unknown_trip = false;  // trip count not derivable (bounds from data, missing launch values, scf.while)
+};
+
+/// What the user's facts (launch trips/data) changed: the same op records
+/// computed with them, and which facts each record used.
+struct GivenFacts {
+  struct Fact {
+    std::string key;        // trips."1106" / data."7"
+    std::string echo_json;  // the fact as given (JSON text)
+    std::vector<uint32_t> lines;
+  };
+  std::vector<Fact> facts;
+  std::vector<OpRecord> ops;  // parallel to Program::ops (OpRecord::facts: which facts entered each)
 };
 
 struct FunctionRecord {
@@ -313,6 +340,10 @@ struct Program {
   std::vector<std::string> dump_headers;
   int64_t vector_repeat_bytes = 256;
   std::string vector_repeat_source;
+
+  // Under the user's data facts (absent when none were given).
+  std::shared_ptr<GivenFacts> given;
+  std::map<uint32_t, std::set<uint32_t>> data_fact_lines;  // data fact -> lines of the loads that read it
 };
 
 }  // namespace pb::hivm

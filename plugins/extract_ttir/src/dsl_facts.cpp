@@ -16,6 +16,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <set>
@@ -112,6 +115,25 @@ json loc_json(const SourceLoc &loc) {
 }
 
 json line_json(int line) { return line > 0 ? json(line) : json(nullptr); }
+
+json python_json(const std::string &python) { return python.empty() ? json(nullptr) : json(python); }
+
+/// `source` with the TTIR line and the innermost Python location beside it.
+void add_source(json &j, const SourceLoc &loc) {
+  j["source"] = loc_json(loc);
+  j["ttir_line"] = line_json(loc.ttir_line);
+  j["python_loc"] = python_json(loc.python);
+}
+
+/// An unresolved entry from a source location.
+Unresolved unresolved_at(std::string what, std::string reason, const SourceLoc &loc, std::string hint = "") {
+  return {std::move(what), std::move(reason), loc.line, loc.ttir_line, loc.python, std::move(hint)};
+}
+
+/// The hint for a loop whose trip count is not known.
+std::string trips_hint(const SourceLoc &loc) {
+  return loc.ttir_line > 0 ? "give trips.\"ttir:" + std::to_string(loc.ttir_line) + "\"" : "";
+}
 
 std::string axis_name(int axis) {
   static const char *const kAxis[] = {"x", "y", "z"};
@@ -212,6 +234,181 @@ Hardware read_profile(const json &profile) {
 }
 
 //===----------------------------------------------------------------------===//
+// Given facts (launch.trips, launch.data)
+//===----------------------------------------------------------------------===//
+
+/// A user-given fact about the trips of the loop at one TTIR line.
+struct TripFact {
+  std::string key;  // trips."ttir:N"
+  int line = 0;
+  std::optional<std::int64_t> min, max, sum;
+  bool grid = false;  // sum over the whole grid (else per block)
+};
+
+struct GivenFacts {
+  std::map<int, TripFact> trips;                  // by TTIR line
+  std::map<int, std::vector<std::int64_t>> data;  // by argument index
+  std::map<int, std::string> data_key;            // argument index -> data."key"
+  json echo = json::array();                      // every fact as given
+  [[nodiscard]] bool empty() const { return trips.empty() && data.empty(); }
+};
+
+/// Reads a little-endian integer .npy array (any shape, C order), flattened.
+std::vector<std::int64_t> read_npy(const std::string &path, const std::string &where) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(where + ": cannot open '" + path + "'");
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto bad = [&](const std::string &why) { return InputError(where + ": '" + path + "' is not a usable .npy file: " + why); };
+  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) throw bad("no \\x93NUMPY magic");
+  const auto major = static_cast<unsigned char>(bytes[6]);
+  size_t header_len = 0;
+  size_t header_at = 0;
+  if (major == 1) {
+    header_len = static_cast<unsigned char>(bytes[8]) | (static_cast<size_t>(static_cast<unsigned char>(bytes[9])) << 8);
+    header_at = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12) throw bad("truncated header");
+    for (int b = 3; b >= 0; --b) header_len = (header_len << 8) | static_cast<unsigned char>(bytes[8 + static_cast<size_t>(b)]);
+    header_at = 12;
+  } else {
+    throw bad("format version " + std::to_string(major));
+  }
+  if (header_at + header_len > bytes.size()) throw bad("truncated header");
+  const std::string header = bytes.substr(header_at, header_len);
+  auto field = [&](const std::string &name) -> std::string {
+    size_t at = header.find("'" + name + "'");
+    if (at == std::string::npos) throw bad("header without '" + name + "'");
+    at = header.find(':', at);
+    size_t start = header.find_first_not_of(' ', at + 1);
+    if (start == std::string::npos) throw bad("malformed header");
+    size_t end = header[start] == '\'' ? header.find('\'', start + 1) + 1
+                 : header[start] == '(' ? header.find(')', start) + 1
+                                        : header.find_first_of(",}", start);
+    return header.substr(start, end - start);
+  };
+  std::string descr = field("descr");
+  if (field("fortran_order").rfind("True", 0) == 0) throw bad("Fortran order is not supported");
+  if (descr.size() < 5 || (descr[1] != '<' && descr[1] != '|' && descr[1] != '=') || (descr[2] != 'i' && descr[2] != 'u'))
+    throw bad("dtype " + descr + " (expected little-endian integers, e.g. '<i4' or '<i8')");
+  const int width = std::atoi(descr.substr(3, descr.size() - 4).c_str());
+  if (width != 1 && width != 2 && width != 4 && width != 8) throw bad("dtype " + descr);
+  const bool is_signed = descr[2] == 'i';
+  std::string shape = field("shape");
+  std::int64_t count = 1;
+  for (size_t at = 0; at < shape.size();) {
+    size_t digit = shape.find_first_of("0123456789", at);
+    if (digit == std::string::npos) break;
+    size_t end = shape.find_first_not_of("0123456789", digit);
+    count *= std::stoll(shape.substr(digit, end - digit));
+    at = end;
+  }
+  const size_t data_at = header_at + header_len;
+  if (bytes.size() - data_at < static_cast<size_t>(count) * static_cast<size_t>(width))
+    throw bad("shape " + shape + " needs " + std::to_string(count * width) + " bytes of data, the file has " +
+              std::to_string(bytes.size() - data_at));
+  std::vector<std::int64_t> out(static_cast<size_t>(count));
+  for (size_t idx = 0; idx < out.size(); ++idx) {
+    std::uint64_t v = 0;
+    for (int b = width - 1; b >= 0; --b)
+      v = (v << 8) | static_cast<unsigned char>(bytes[data_at + idx * static_cast<size_t>(width) + static_cast<size_t>(b)]);
+    if (is_signed && width < 8 && (v >> (width * 8 - 1)) != 0) v |= ~std::uint64_t{0} << (width * 8);
+    out[idx] = static_cast<std::int64_t>(v);
+  }
+  return out;
+}
+
+/// The kernel argument a launch key names (name, "%argN" or "N"), or nullptr.
+const KernelArg *arg_named(const KernelModel &k, const std::string &key) {
+  for (const KernelArg &a : k.args)
+    if ((!a.name.empty() && a.name == key) || key == "%arg" + std::to_string(a.index) || key == std::to_string(a.index))
+      return &a;
+  return nullptr;
+}
+
+/// Reads launch.trips (keys "ttir:N"; other keys are HIVM lines and are left
+/// to that extractor) and launch.data. A fact that names no loop or no
+/// pointer argument is refused with the file and line.
+GivenFacts read_facts(const KernelModel &k, const json &launch, const std::string &origin) {
+  GivenFacts facts;
+  if (!launch.is_object()) return facts;
+  if (auto it = launch.find("trips"); it != launch.end()) {
+    if (!it->is_object()) throw InputError("launch.trips: expected a table keyed by \"ttir:LINE\", got " + it->dump());
+    for (const auto &[key, value] : it->items()) {
+      if (key.rfind("ttir:", 0) != 0) continue;
+      const std::string where = "launch.trips.\"" + key + "\"";
+      TripFact f;
+      f.key = "trips.\"" + key + "\"";
+      const std::string digits = key.substr(5);
+      if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9)
+        throw InputError(where + ": expected \"ttir:LINE\" with the TTIR line of an scf.for or scf.while");
+      f.line = std::stoi(digits);
+      if (!value.is_object()) throw InputError(where + ": expected a table with min, max or sum, got " + value.dump());
+      for (const auto &[member, v] : value.items()) {
+        if (member == "over") {
+          if (!v.is_string() || (v != "block" && v != "grid"))
+            throw InputError(where + ".over: expected \"block\" or \"grid\", got " + v.dump());
+          f.grid = v == "grid";
+          continue;
+        }
+        if (member != "min" && member != "max" && member != "sum")
+          throw InputError(where + ": unknown member '" + member + "' (expected min, max, sum, over)");
+        if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
+          throw InputError(where + "." + member + ": expected a non-negative integer, got " + v.dump());
+        (member == "min" ? f.min : member == "max" ? f.max : f.sum) = v.get<std::int64_t>();
+      }
+      if (!f.min && !f.max && !f.sum) throw InputError(where + ": give at least one of min, max, sum");
+      if (f.min && f.max && *f.min > *f.max)
+        throw InputError(where + ": min = " + std::to_string(*f.min) + " is above max = " + std::to_string(*f.max));
+      bool found = false;
+      std::string lines;
+      std::set<int> seen;
+      for (const Loop &l : k.loops) {
+        found = found || l.loc.ttir_line == f.line;
+        if (l.loc.ttir_line > 0 && seen.insert(l.loc.ttir_line).second)
+          lines += (lines.empty() ? "" : ", ") + std::to_string(l.loc.ttir_line);
+      }
+      if (!found)
+        throw InputError(origin + ":" + digits + ": " + where + ": there is no scf.for or scf.while of kernel '" +
+                         k.name + "' at this line (its loops are at TTIR lines " +
+                         (lines.empty() ? std::string("none") : lines) + ")");
+      facts.echo.push_back({{"fact", f.key}, {"value", value}});
+      facts.trips[f.line] = std::move(f);
+    }
+  }
+  if (auto it = launch.find("data"); it != launch.end()) {
+    if (!it->is_object()) throw InputError("launch.data: expected a table keyed by argument name or position");
+    for (const auto &[key, value] : it->items()) {
+      const std::string where = "launch.data." + key;
+      const KernelArg *arg = arg_named(k, key);
+      if (arg == nullptr) throw InputError(where + ": kernel '" + k.name + "' has no argument '" + key + "'");
+      if (arg->kind != ArgKind::Pointer || arg->is_float)
+        throw InputError(where + ": argument '" + arg->key() + "' is " + arg->type +
+                         ", not a pointer to integers: only loaded integers take given data");
+      std::vector<std::int64_t> values;
+      if (value.is_array()) {
+        for (size_t idx = 0; idx < value.size(); ++idx) {
+          if (!value[idx].is_number_integer())
+            throw InputError(where + "[" + std::to_string(idx) + "]: expected an integer, got " + value[idx].dump());
+          values.push_back(value[idx].get<std::int64_t>());
+        }
+      } else if (value.is_object() && value.size() == 1 && value.contains("npy") && value["npy"].is_string()) {
+        // A relative path is read from the current directory (perfbound.launch/1).
+        values = read_npy(value["npy"].get<std::string>(), where + ".npy");
+      } else {
+        throw InputError(where + ": expected an array of integers or { npy = \"file.npy\" }, got " + value.dump());
+      }
+      facts.data[arg->index] = std::move(values);
+      facts.data_key[arg->index] = "data." + key;
+      facts.echo.push_back({{"fact", "data." + key},
+                            {"value", value.is_array() ? json("[" + std::to_string(value.size()) + " integers]")
+                                                       : value},
+                            {"elements", facts.data[arg->index].size()}});
+    }
+  }
+  return facts;
+}
+
+//===----------------------------------------------------------------------===//
 // The evaluation of one kernel under one launch
 //===----------------------------------------------------------------------===//
 
@@ -289,14 +486,17 @@ struct ProgramCounts {
   std::vector<double> loop_entries;  // times the loop is entered
   std::vector<std::int64_t> trip_min, trip_max;
   std::vector<bool> loop_unknown;
+  std::vector<bool> loop_given;  // the trip count came from a trips fact
 };
 
 class Evaluation {
  public:
-  Evaluation(const KernelModel &k, const LaunchValues &launch, const FactsOptions &options)
+  Evaluation(const KernelModel &k, const LaunchValues &launch, const FactsOptions &options,
+             const GivenFacts *facts = nullptr, std::string origin = "")
       : k_(k), pool_(*k.pool), namer_(k.namer()), ev_(pool_), concretizer_(pool_, namer_), launch_(launch),
-        options_(options) {
+        options_(options), facts_(facts), origin_(std::move(origin)) {
     env_.args = &launch_.ints;
+    if (facts_ != nullptr && !facts_->data.empty()) env_.data = &facts_->data;
     for (int axis = 0; axis < 3; ++axis) env_.num_programs[axis] = launch_.grid[axis];
     env_.loop_iters.assign(k.loops.size(), std::nullopt);
     prepare_structure();
@@ -320,6 +520,7 @@ class Evaluation {
     bool complete = true;       // every access of the group enumerated in every program
     std::string incomplete_why;
     int incomplete_line = 0;
+    SourceLoc incomplete_loc;
   };
   std::map<std::pair<int, int>, Union> unions;  // (arg, direction)
   std::vector<double> program_bytes, program_flop;  // per enumerated program (non-uniform case)
@@ -331,24 +532,29 @@ class Evaluation {
   std::int64_t programs_evaluated = 0;
   bool budget_hit = false;
   std::vector<Unresolved> unresolved;
+  std::set<std::string> facts_used;  // given facts that changed a count
 
   [[nodiscard]] std::string blame_text(ExprId blame) const;
+  [[nodiscard]] const Evaluator &evaluator() const { return ev_; }
 
  private:
   void prepare_structure();
   void set_program(std::int64_t p);
   void count(int parent, double weight, ProgramCounts &pc);
   void mark_unknown(int loop, ProgramCounts &pc);
+  void walk_iterations(int l, std::int64_t t, double w, ProgramCounts &pc);
+  /// Refuses a trips fact the IR contradicts (the loop provably runs `t` times).
+  void check_fact(const TripFact &fact, std::int64_t t, double w) const;
   void footprint(const ProgramCounts &pc, std::int64_t p);
   bool enumerate_rows(const Access &a, const AffineForm &form, const std::vector<LinearConstraint> &constraints,
                       const std::vector<int> &chain, size_t level, std::vector<Interval> &out, double &active);
   bool dims_rows(const Access &a, std::int64_t base, const AffineForm &form,
                  const std::vector<LinearConstraint> &constraints, const std::vector<std::int64_t> &residual,
                  std::vector<Interval> &out, double &active);
-  void add_unresolved(const std::string &what, const std::string &reason, int line) {
+  void add_unresolved(Unresolved entry) {
     for (const Unresolved &u : unresolved)
-      if (u.what == what && u.reason == reason) return;
-    unresolved.push_back({what, reason, line});
+      if (u.what == entry.what && u.reason == entry.reason) return;
+    unresolved.push_back(std::move(entry));
   }
 
   const KernelModel &k_;
@@ -358,6 +564,8 @@ class Evaluation {
   Concretizer concretizer_;
   const LaunchValues &launch_;
   const FactsOptions &options_;
+  const GivenFacts *facts_;
+  std::string origin_;
   EvalEnv env_;
   std::vector<std::vector<int>> child_loops_;    // by parent + 1
   std::vector<std::vector<int>> loop_accesses_;  // by loop + 1
@@ -405,13 +613,15 @@ void Evaluation::prepare_structure() {
     return chain;
   };
   needs_iteration_.assign(nl, false);
+  // With given data, a loaded value depends on what its index depends on.
+  const bool through_loads = env_.data != nullptr;
   auto uses_counter_of = [&](ExprId e, int loop_id) {
     ExprId it = const_cast<ExprPool &>(pool_).loop_iter(loop_id);
-    return e != kNoExpr && pool_.contains(e, it);
+    return e != kNoExpr && pool_.contains(e, it, through_loads);
   };
   for (const Loop &inner : k_.loops)
     for (int anc : ancestors(inner.parent))
-      for (ExprId e : {inner.lb, inner.ub, inner.step, inner.cond})
+      for (ExprId e : {inner.lb, inner.ub, inner.step, inner.cond, inner.trip})
         if (uses_counter_of(e, anc)) needs_iteration_[static_cast<size_t>(anc)] = true;
   access_chain_.assign(k_.accesses.size(), {});
   cond_uses_loops_.assign(k_.accesses.size(), false);
@@ -433,10 +643,11 @@ void Evaluation::prepare_structure() {
   // Per-program work is the same everywhere unless a loop bound or a
   // condition reads a program id.
   auto reads_pid = [&](ExprId e) {
-    return e != kNoExpr && pool_.contains_if(e, [](const ExprNode &n, ExprId) { return n.op == ExprOp::Pid; });
+    return e != kNoExpr &&
+           pool_.contains_if(e, [](const ExprNode &n, ExprId) { return n.op == ExprOp::Pid; }, through_loads);
   };
   for (const Loop &l : k_.loops)
-    for (ExprId e : {l.lb, l.ub, l.step, l.cond})
+    for (ExprId e : {l.lb, l.ub, l.step, l.cond, l.trip})
       if (reads_pid(e)) uniform = false;
   for (const Access &a : k_.accesses)
     if (reads_pid(a.cond)) uniform = false;
@@ -448,6 +659,28 @@ void Evaluation::set_program(std::int64_t p) {
   env_.pid[0] = p % launch_.grid[0];
   env_.pid[1] = (p / launch_.grid[0]) % launch_.grid[1];
   env_.pid[2] = p / (launch_.grid[0] * launch_.grid[1]);
+}
+
+void Evaluation::walk_iterations(int l, std::int64_t t, double w, ProgramCounts &pc) {
+  iterations_left_ -= t;
+  for (std::int64_t it = 0; it < t; ++it) {
+    env_.loop_iters[static_cast<size_t>(l)] = it;
+    count(l, w, pc);
+  }
+  env_.loop_iters[static_cast<size_t>(l)].reset();
+}
+
+void Evaluation::check_fact(const TripFact &fact, std::int64_t t, double w) const {
+  auto refuse = [&](const std::string &what) {
+    std::string program = "program (" + std::to_string(env_.pid[0]) + ", " + std::to_string(env_.pid[1]) + ", " +
+                          std::to_string(env_.pid[2]) + ")";
+    throw InputError(origin_ + ":" + std::to_string(fact.line) + ": launch." + fact.key + ": " + what +
+                     ", but the loop at this line runs " + std::to_string(t) + " times in " + program +
+                     " (derived from the IR and the launch)");
+  };
+  if (fact.min && *fact.min > t) refuse("min = " + std::to_string(*fact.min));
+  if (fact.max && *fact.max < t) refuse("max = " + std::to_string(*fact.max));
+  if (fact.sum && !fact.grid && w == 1 && *fact.sum != t) refuse("sum = " + std::to_string(*fact.sum) + " per block");
 }
 
 void Evaluation::mark_unknown(int loop, ProgramCounts &pc) {
@@ -466,9 +699,9 @@ void Evaluation::count(int parent, double weight, ProgramCounts &pc) {
       note = "counted as always executed: its condition cannot be decided because " + blame_text(r.blame);
       // One entry per condition (an early return guards every op after it).
       if (reported_conds_.insert(cond).second)
-        add_unresolved("condition guarding the " + what + " at line " + std::to_string(loc.line) +
-                           " and what follows it",
-                       note, loc.line);
+        add_unresolved(unresolved_at("condition guarding the " + what + " at line " + std::to_string(loc.line) +
+                                         " and what follows it",
+                                     note, loc));
     }
     return 1;
   };
@@ -488,15 +721,54 @@ void Evaluation::count(int parent, double weight, ProgramCounts &pc) {
       EvalResult c = ev_.eval(loop.cond, env_);
       if (c.value && *c.value == 0) continue;
     }
-    if (loop.kind == LoopKind::While) {
+    const TripFact *fact = nullptr;
+    if (facts_ != nullptr) {
+      auto f = facts_->trips.find(loop.loc.ttir_line);
+      if (f != facts_->trips.end()) fact = &f->second;
+    }
+    // The before region of an scf.while runs once more than its body; facts
+    // count the body.
+    const std::int64_t extra = loop.region == WhileRegion::Before ? 1 : 0;
+    EvalResult trip;
+    if (loop.trip != kNoExpr) trip = ev_.eval(loop.trip, env_);
+    if (trip.value && fact != nullptr) check_fact(*fact, std::max<std::int64_t>(0, *trip.value) - extra, w);
+    double given_trip = -1;
+    if (!trip.value && fact != nullptr) {
+      if (fact->sum && w == 1) {
+        given_trip = static_cast<double>(*fact->sum) / (fact->grid ? static_cast<double>(launch_.programs) : 1.0);
+      } else if (fact->min) {
+        given_trip = static_cast<double>(*fact->min);
+      }
+      if (given_trip >= 0 && needs_iteration_[static_cast<size_t>(l)] && given_trip != std::floor(given_trip))
+        given_trip = -1;  // a grid mean cannot be walked iteration by iteration
+      if (given_trip >= 0) given_trip += static_cast<double>(extra);
+    }
+    if (!trip.value && given_trip < 0) {
+      if (loop.trip != kNoExpr)
+        add_unresolved(unresolved_at("trip count of the loop at line " + std::to_string(loop.loc.line),
+                                     "not evaluated: " + blame_text(trip.blame), loop.loc, trips_hint(loop.loc)));
       mark_unknown(l, pc);
       continue;
     }
-    EvalResult trip = ev_.eval(loop.trip, env_);
-    if (!trip.value) {
-      add_unresolved("trip count of the loop at line " + std::to_string(loop.loc.line),
-                     "not evaluated: " + blame_text(trip.blame), loop.loc.line);
-      mark_unknown(l, pc);
+    if (given_trip >= 0) {
+      facts_used.insert(fact->key);
+      pc.loop_given[static_cast<size_t>(l)] = true;
+      const auto floor_trip = static_cast<std::int64_t>(std::floor(given_trip));
+      pc.trip_min[static_cast<size_t>(l)] = std::min(pc.trip_min[static_cast<size_t>(l)], floor_trip);
+      pc.trip_max[static_cast<size_t>(l)] =
+          std::max(pc.trip_max[static_cast<size_t>(l)], static_cast<std::int64_t>(std::ceil(given_trip)));
+      pc.loop_exec[static_cast<size_t>(l)] += w * given_trip;
+      pc.loop_entries[static_cast<size_t>(l)] += w;
+      if (given_trip == 0) continue;
+      if (needs_iteration_[static_cast<size_t>(l)]) {
+        if (iterations_left_ < floor_trip) {
+          mark_unknown(l, pc);
+          continue;
+        }
+        walk_iterations(l, floor_trip, w, pc);
+      } else {
+        count(l, w * given_trip, pc);
+      }
       continue;
     }
     std::int64_t t = std::max<std::int64_t>(0, *trip.value);
@@ -507,18 +779,13 @@ void Evaluation::count(int parent, double weight, ProgramCounts &pc) {
     if (t == 0) continue;
     if (needs_iteration_[static_cast<size_t>(l)]) {
       if (iterations_left_ < t) {
-        add_unresolved("iterations of the loop at line " + std::to_string(loop.loc.line),
-                       "the loop must be walked iteration by iteration and exceeds the evaluation budget",
-                       loop.loc.line);
+        add_unresolved(unresolved_at("iterations of the loop at line " + std::to_string(loop.loc.line),
+                                     "the loop must be walked iteration by iteration and exceeds the evaluation budget",
+                                     loop.loc));
         mark_unknown(l, pc);
         continue;
       }
-      iterations_left_ -= t;
-      for (std::int64_t it = 0; it < t; ++it) {
-        env_.loop_iters[static_cast<size_t>(l)] = it;
-        count(l, w, pc);
-      }
-      env_.loop_iters[static_cast<size_t>(l)].reset();
+      walk_iterations(l, t, w, pc);
     } else {
       count(l, w * static_cast<double>(t), pc);
     }
@@ -661,10 +928,11 @@ void Evaluation::footprint(const ProgramCounts &pc, std::int64_t p) {
     if (a.arg < 0) continue;
     Union &u = unions[key];
     const auto id = static_cast<size_t>(a.id);
-    auto incomplete = [&](const std::string &why, int line) {
+    auto incomplete = [&](const std::string &why, const SourceLoc &loc) {
       if (u.complete) {
         u.incomplete_why = why;
-        u.incomplete_line = line;
+        u.incomplete_line = loc.line;
+        u.incomplete_loc = loc;
       }
       u.complete = false;
       access_active_ok[id] = false;
@@ -672,16 +940,21 @@ void Evaluation::footprint(const ProgramCounts &pc, std::int64_t p) {
     };
     const std::string what = "the " + a.op + " at line " + std::to_string(a.loc.line);
     if (pc.access_unknown[id]) {
-      incomplete(what + " runs an unknown number of times", a.loc.line);
+      incomplete(what + " runs an unknown number of times", a.loc);
+      continue;
+    }
+    if (std::any_of(access_chain_[id].begin(), access_chain_[id].end(),
+                    [&](int l) { return pc.loop_given[static_cast<size_t>(l)]; })) {
+      incomplete(what + " sits in a loop whose trip count is given, not derived: its bytes are not enumerated", a.loc);
       continue;
     }
     if (pc.access[id] == 0) continue;
     if (!access_note[id].empty()) {
-      incomplete(what + " runs under a condition that cannot be decided", a.loc.line);
+      incomplete(what + " runs under a condition that cannot be decided", a.loc);
       continue;
     }
     if (a.offset == kNoExpr) {
-      incomplete(what + ": " + a.base_unknown, a.loc.line);
+      incomplete(what + ": " + a.base_unknown, a.loc);
       continue;
     }
     const std::vector<int> &chain = access_chain_[id];
@@ -758,7 +1031,7 @@ void Evaluation::footprint(const ProgramCounts &pc, std::int64_t p) {
     std::vector<std::pair<int, std::int64_t>> fixed;
     if (!make(0, fixed)) {
       if (first_form_why[id].empty()) first_form_why[id] = failure_why;
-      incomplete("the offset or mask of " + what + " is not affine: " + failure_why, a.loc.line);
+      incomplete("the offset or mask of " + what + " is not affine: " + failure_why, a.loc);
     }
   }
   for (auto &[key, u] : unions)
@@ -864,6 +1137,7 @@ void Evaluation::run() {
     pc.trip_min.assign(nl, std::numeric_limits<std::int64_t>::max());
     pc.trip_max.assign(nl, 0);
     pc.loop_unknown.assign(nl, false);
+    pc.loop_given.assign(nl, false);
     count(-1, 1.0, pc);
     const bool record = !uniform || p == 0;
     const double w = uniform ? static_cast<double>(programs) : 1.0;
@@ -1137,6 +1411,10 @@ json buffer_json(const KernelModel &k, Buffer buffer, const char *name, std::int
   j["ok"] = ok;
   all_ok = all_ok && ok;
   j["peak_at"] = peak.bytes > 0 ? loc_json(k.live_points[peak.point].loc) : json(nullptr);
+  if (j["peak_at"].is_object()) {
+    j["peak_at"]["ttir_line"] = line_json(k.live_points[peak.point].loc.ttir_line);
+    j["peak_at"]["python_loc"] = python_json(k.live_points[peak.point].loc.python);
+  }
   json largest = json::array();
   if (peak.bytes > 0) {
     std::vector<int> tiles;
@@ -1154,8 +1432,8 @@ json buffer_json(const KernelModel &k, Buffer buffer, const char *name, std::int
                          {"shape", tile.shape},
                          {"dtype", tile.dtype},
                          {"bytes", number(eff(tiles[idx]))},
-                         {"copies", tile.loaded_in_loop ? multibuffer : 1},
-                         {"source", loc_json(tile.loc)}});
+                         {"copies", tile.loaded_in_loop ? multibuffer : 1}});
+      add_source(largest.back(), tile.loc);
     }
   }
   j["largest_live"] = largest;
@@ -1223,23 +1501,48 @@ const KernelModel &select_kernel(const TtirModule &module, const json &launch) {
                    "; choose one with launch.kernel = \"NAME\" or \"NAME:LINE\" (kernels: " + list + ")");
 }
 
-json build_dsl_facts(const TtirModule &module, const KernelModel &k, const json &launch, const json &profile,
-                     const FactsOptions &options) {
+namespace {
+
+/// The document for one launch; with `facts`, counted under the given facts
+/// (the facts that changed a count are added to `used`).
+json build_doc(const TtirModule &module, const KernelModel &k, const json &launch, const json &profile,
+               const FactsOptions &options, const GivenFacts *facts, std::set<std::string> *used) {
   LaunchValues lv = resolve_launch(k, launch);
   Hardware hw = read_profile(profile);
   const ExprPool &pool = *k.pool;
   ExprNamer namer = k.namer();
-  Evaluation ev(k, lv, options);
+  Evaluation ev(k, lv, options, facts, module.origin);
   ev.run();
+  if (facts != nullptr) {
+    if (const auto &range = ev.evaluator().range_error()) {
+      const OpaqueInfo &info = pool.opaque_info(range->load);
+      throw InputError(module.origin + ":" + std::to_string(info.ttir_line) + ": launch." +
+                       facts->data_key.at(info.load_arg) + ": the load at this line reads element " +
+                       std::to_string(range->index) + ", but the given data has " + std::to_string(range->size) +
+                       " elements");
+    }
+    for (int arg : ev.evaluator().data_reads()) used->insert(facts->data_key.at(arg));
+    used->insert(ev.facts_used.begin(), ev.facts_used.end());
+  }
 
   json doc = pb::sdk::make_document(kDslFactsSchema);
   json unresolved = json::array();
-  auto add_unresolved = [&](const std::string &what, const std::string &reason, int line) {
-    for (const json &u : unresolved)
-      if (u["what"] == what && u["reason"] == reason) return;
-    unresolved.push_back({{"what", what}, {"reason", reason}, {"line", line_json(line)}});
+  auto add_entry = [&](const Unresolved &u) {
+    for (const json &e : unresolved)
+      if (e["what"] == u.what && e["reason"] == u.reason) return;
+    // `line` is the op's own location (Python when the TTIR has locations);
+    // ttir_line and python_loc say which is which.
+    json e{{"what", u.what}, {"reason", u.reason}, {"line", line_json(u.line)}};
+    e["ttir_line"] = line_json(u.ttir_line);
+    e["python_loc"] = python_json(u.python);
+    e["line_is"] = u.line <= 0 ? json(nullptr) : json(u.python.empty() && u.line == u.ttir_line ? "ttir" : "python");
+    if (!u.hint.empty()) e["hint"] = u.hint;
+    unresolved.push_back(std::move(e));
   };
-  for (const Unresolved &u : k.unresolved) add_unresolved(u.what, u.reason, u.line);
+  auto add_unresolved = [&](const std::string &what, const std::string &reason, const SourceLoc &loc) {
+    add_entry(unresolved_at(what, reason, loc));
+  };
+  for (const Unresolved &u : k.unresolved) add_entry(u);
 
   // --- kernel, signature, launch -------------------------------------------
   json kernels_in_file = json::array();
@@ -1276,9 +1579,13 @@ json build_dsl_facts(const TtirModule &module, const KernelModel &k, const json 
     j["id"] = l.id;
     j["parent"] = l.parent >= 0 ? json(l.parent) : json(nullptr);
     j["kind"] = l.kind == LoopKind::For ? "for" : "while";
-    j["source"] = loc_json(l.loc);
+    add_source(j, l.loc);
     json trip;
     if (l.kind == LoopKind::While) {
+      j["region"] = l.region == WhileRegion::Before ? "before" : "after";
+      j["trip_pattern"] = l.trip_why;
+    }
+    if (l.trip == kNoExpr) {
       trip["symbolic"] = nullptr;
       trip["status"] = "unknown";
     } else {
@@ -1289,9 +1596,11 @@ json build_dsl_facts(const TtirModule &module, const KernelModel &k, const json 
         return n.op == ExprOp::Pid || n.op == ExprOp::LoopIter;
       });
       trip["status"] = pool.is_const(l.trip, &c) ? "exact" : data ? "data-dependent" : pid ? "per-program" : "symbolic";
-      j["lower"] = pool.to_string(l.lb, namer);
-      j["upper"] = pool.to_string(l.ub, namer);
-      j["step"] = pool.to_string(l.step, namer);
+      if (l.kind == LoopKind::For) {
+        j["lower"] = pool.to_string(l.lb, namer);
+        j["upper"] = pool.to_string(l.ub, namer);
+        j["step"] = pool.to_string(l.step, namer);
+      }
     }
     trip["per_program"] = ev.loop_trip[static_cast<size_t>(l.id)].to_json();
     j["trip_count"] = trip;
@@ -1394,7 +1703,7 @@ json build_dsl_facts(const TtirModule &module, const KernelModel &k, const json 
       }
     }
     j["contiguity"] = contiguity;
-    j["source"] = loc_json(a.loc);
+    add_source(j, a.loc);
     accesses.push_back(std::move(j));
   }
   doc["accesses"] = accesses;
@@ -1458,14 +1767,14 @@ json build_dsl_facts(const TtirModule &module, const KernelModel &k, const json 
         if (unique_why.empty()) unique_why = "argument " + k.args[static_cast<size_t>(key.first)].key() + ": " + u.incomplete_why;
         if (u.incomplete_line > 0)
           add_unresolved("unique bytes of " + k.args[static_cast<size_t>(key.first)].key(), u.incomplete_why,
-                         u.incomplete_line);
+                         u.incomplete_loc);
       }
     }
     for (const Access &a : k.accesses)
       if (static_cast<int>(direction_of(a)) == dir && a.arg < 0) {
         unique_exact = false;
         if (unique_why.empty()) unique_why = "the " + a.op + " at line " + std::to_string(a.loc.line) + ": " + a.base_unknown;
-        add_unresolved("pointer of the " + a.op + " at line " + std::to_string(a.loc.line), a.base_unknown, a.loc.line);
+        add_unresolved("pointer of the " + a.op + " at line " + std::to_string(a.loc.line), a.base_unknown, a.loc);
       }
     Qty ut = unique_exact ? Qty::of(*unique_total.value) : Qty::estimate(*unique_total.value, "lower", unique_why);
     Qty upp = unique_exact ? Qty::of(unique_pp_sum) : Qty::estimate(unique_pp_sum, "lower", unique_why);
@@ -1506,8 +1815,8 @@ json build_dsl_facts(const TtirModule &module, const KernelModel &k, const json 
                       {"unit_class", cube_unit(op)},
                       {"flop_per_execution", number(op.flop)},
                       {"executions_per_program", e.to_json()},
-                      {"loop", op.loop >= 0 ? json(op.loop) : json(nullptr)},
-                      {"source", loc_json(op.loc)}});
+                      {"loop", op.loop >= 0 ? json(op.loop) : json(nullptr)}});
+      add_source(dots.back(), op.loc);
     }
     if (op.cls == OpClass::Reduction || op.cls == OpClass::Scan) {
       reductions.push_back({{"op", op.op},
@@ -1516,8 +1825,8 @@ json build_dsl_facts(const TtirModule &module, const KernelModel &k, const json 
                             {"combine_ops", op.combine_ops},
                             {"detail", op.detail},
                             {"executions_per_program", e.to_json()},
-                            {"loop", op.loop >= 0 ? json(op.loop) : json(nullptr)},
-                            {"source", loc_json(op.loc)}});
+                            {"loop", op.loop >= 0 ? json(op.loop) : json(nullptr)}});
+      add_source(reductions.back(), op.loc);
     }
   }
   auto class_json = [&](const std::string &cls) {
@@ -1561,7 +1870,8 @@ json build_dsl_facts(const TtirModule &module, const KernelModel &k, const json 
     std::string key = a.detail + " " + a.dtype;
     Qty q = e.total();
     if (q.value) *q.value *= static_cast<double>(a.elements());
-    atomics[key] = {{"elements_total", q.to_json()}, {"source", loc_json(a.loc)}};
+    atomics[key] = {{"elements_total", q.to_json()}};
+    add_source(atomics[key], a.loc);
   }
   flop["atomic"] = atomics;
   doc["flop"] = flop;
@@ -1638,11 +1948,11 @@ json build_dsl_facts(const TtirModule &module, const KernelModel &k, const json 
   schedule["load_balance"] = {{"bytes", bal_bytes}, {"flop", bal_flop}};
   schedule["busiest_core"] = {{"bytes", max_bytes}, {"flop", max_flop}};
   schedule["uniform_programs"] = ev.uniform;
-  if (persistent != nullptr)
-    schedule["persistent"] = {{"loop", persistent->id}, {"axis", axis_name(persistent->persistent_axis)},
-                              {"source", loc_json(persistent->loc)}};
-  else
-    schedule["persistent"] = nullptr;
+  schedule["persistent"] = nullptr;
+  if (persistent != nullptr) {
+    schedule["persistent"] = {{"loop", persistent->id}, {"axis", axis_name(persistent->persistent_axis)}};
+    add_source(schedule["persistent"], persistent->loc);
+  }
   doc["schedule"] = schedule;
 
   // --- buffers ------------------------------------------------------------------
@@ -1659,16 +1969,70 @@ json build_dsl_facts(const TtirModule &module, const KernelModel &k, const json 
           : "vector kernel: every data tile in UB";
   doc["buffers"] = buffers;
 
-  for (const Unresolved &u : ev.unresolved) add_unresolved(u.what, u.reason, u.line);
+  for (const Unresolved &u : ev.unresolved) add_entry(u);
   for (const json &m : missing)
-    add_unresolved("launch value of " + m.get<std::string>(), "not given in the launch table; quantities that need it are null",
-                   0);
+    // No op line: the argument is declared at the tt.func line.
+    add_entry({"launch value of " + m.get<std::string>(),
+               "not given in the launch table; quantities that need it are null", 0, k.ttir_line, k.loc.python, ""});
   doc["unresolved"] = unresolved;
   doc["evaluation"] = {{"programs_evaluated", ev.programs_evaluated},
                        {"uniform_programs", ev.uniform},
                        {"row_budget", options.row_budget},
                        {"program_budget", options.program_budget},
                        {"budget_reached", ev.budget_hit}};
+  // Ops the analysis does not model: parsed, their work not counted.
+  json not_counted = json::array();
+  for (const NotCounted &n : k.not_counted) {
+    json e{{"op", n.op}, {"reason", n.reason}};
+    add_source(e, n.loc);
+    not_counted.push_back(std::move(e));
+  }
+  doc["not_counted"] = not_counted;
+  return doc;
+}
+
+/// Puts the figure of `given` beside each quantity of `strict` it differs
+/// from, as `given` with assurance "given" and the facts it rests on. A
+/// quantity is an object with `exact` ({value, exact} or a distribution).
+void attach_given(json &strict, const json &given, const json &facts) {
+  if (strict.is_object() && given.is_object()) {
+    if (strict.contains("exact") && (strict.contains("value") || strict.contains("min"))) {
+      if (strict != given) {
+        json g = given;
+        g["assurance"] = "given";
+        g["facts"] = facts;
+        strict["given"] = std::move(g);
+      }
+      return;
+    }
+    for (auto &[key, value] : strict.items()) {
+      if (key == "unresolved" || key == "given") continue;
+      auto it = given.find(key);
+      if (it != given.end()) attach_given(value, *it, facts);
+    }
+  } else if (strict.is_array() && given.is_array() && strict.size() == given.size()) {
+    for (size_t idx = 0; idx < strict.size(); ++idx) attach_given(strict[idx], given[idx], facts);
+  }
+}
+
+}  // namespace
+
+json build_dsl_facts(const TtirModule &module, const KernelModel &k, const json &launch, const json &profile,
+                     const FactsOptions &options) {
+  GivenFacts facts = read_facts(k, launch, module.origin);
+  json doc = build_doc(module, k, launch, profile, options, nullptr, nullptr);
+  if (facts.empty()) return doc;
+  // The strict figures stay; what the facts change is added beside them.
+  std::set<std::string> used;
+  json given = build_doc(module, k, launch, profile, options, &facts, &used);
+  json used_json = json::array();
+  for (const std::string &f : used) used_json.push_back(f);
+  attach_given(doc, given, used_json);
+  doc["given"] = {{"facts", facts.echo},
+                  {"used", used_json},
+                  {"assurance", "given"},
+                  {"note", "figures under `given` hold if the facts hold; the strict figures beside them do not use them"},
+                  {"unresolved", given["unresolved"]}};
   return doc;
 }
 

@@ -41,7 +41,10 @@ const KernelModel &select_kernel(const TtirModule &module, const pb::sdk::json &
 
 /// Builds the perfbound.dsl_facts/1 document. Throws pb::sdk::InputError for
 /// a launch or profile that cannot be used (wrong types, unknown argument
-/// names); everything else unknown is reported inside the document.
+/// names, given facts the IR contradicts, named with the TTIR file and line);
+/// everything else unknown is reported inside the document. With given facts
+/// (launch.trips "ttir:N", launch.data) the strict figures stay and each one
+/// a fact changes carries a `given` variant beside it.
 pb::sdk::json build_dsl_facts(const TtirModule &module, const KernelModel &kernel, const pb::sdk::json &launch,
                               const pb::sdk::json &profile, const FactsOptions &options);
 

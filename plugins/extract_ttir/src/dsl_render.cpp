@@ -190,11 +190,40 @@ std::vector<Section> view(const json &doc) {
     }
     out.push_back(std::move(s));
   }
+  auto line_cell = [](const json &entry, const char *key) {
+    auto it = entry.find(key);
+    return it != entry.end() && it->is_number() ? std::to_string(it->get<int>()) : std::string("-");
+  };
   if (!doc.at("unresolved").empty()) {
-    Section s{"Unresolved", {}, {"what", "line", "reason"}, {}};
+    Section s{"Unresolved", {}, {"what", "line", "ttir line", "reason", "what would resolve it"}, {}};
     for (const json &u : doc.at("unresolved"))
-      s.table.push_back({u.value("what", std::string()), u.at("line").is_number() ? std::to_string(u["line"].get<int>()) : "-",
-                         u.value("reason", std::string())});
+      s.table.push_back({u.value("what", std::string()),
+                         line_cell(u, "line") + (u.value("line_is", json()).is_string() ? " (" + u["line_is"].get<std::string>() + ")" : ""),
+                         line_cell(u, "ttir_line"), u.value("reason", std::string()), u.value("hint", std::string("-"))});
+    out.push_back(std::move(s));
+  }
+  if (doc.contains("not_counted") && !doc.at("not_counted").empty()) {
+    Section s{"Not counted (ops not modelled)", {}, {"op", "ttir line", "python", "reason"}, {}};
+    for (const json &n : doc.at("not_counted"))
+      s.table.push_back({n.value("op", std::string()), line_cell(n, "ttir_line"),
+                         n.value("python_loc", json()).is_string() ? n["python_loc"].get<std::string>() : "-",
+                         n.value("reason", std::string())});
+    out.push_back(std::move(s));
+  }
+  if (doc.contains("given")) {
+    // Figures under the launch's facts (assurance "given"), beside the strict ones above.
+    const json &given = doc.at("given");
+    Section s{"Given facts (assurance: given)", {}, {}, {}};
+    for (const json &f : given.at("facts")) s.rows.push_back({f.value("fact", std::string()), f.at("value").dump()});
+    std::string used;
+    for (const json &u : given.at("used")) used += (used.empty() ? "" : ", ") + u.get<std::string>();
+    s.rows.push_back({"used", used.empty() ? "none (every figure they would change is already known)" : used});
+    auto given_of = [](const json &q, bool bytes) { return fmt_qty(q.at("given"), bytes); };
+    const json &requested = doc.at("bytes").at("requested_total");
+    if (requested.contains("given"))
+      s.rows.push_back({"requested bytes", given_of(requested, true) + " (strict: " + fmt_qty(requested, true) + ")"});
+    const json &flop = doc.at("flop").at("total");
+    if (flop.contains("given")) s.rows.push_back({"FLOP", given_of(flop, false) + " (strict: " + fmt_qty(flop, false) + ")"});
     out.push_back(std::move(s));
   }
   return out;

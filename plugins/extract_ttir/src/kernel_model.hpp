@@ -30,6 +30,11 @@ struct SourceLoc {
   int col = 0;
   bool in_ttir = false;
   std::string name;
+  /// The line of the op in the TTIR text (0: unknown), whatever its location says.
+  int ttir_line = 0;
+  /// The innermost Python location, "file:line:col" (inlined library code
+  /// names the library line); empty when the TTIR carries none.
+  std::string python;
   [[nodiscard]] bool known() const { return line > 0; }
 };
 
@@ -50,12 +55,18 @@ struct KernelArg {
 
 enum class LoopKind { For, While };
 
+/// The region of an scf.while a Loop record stands for: the before region
+/// (the condition) runs once more than the after region (the body).
+enum class WhileRegion { None, Before, After };
+
 struct Loop {
   int id = 0;
   int parent = -1;  // enclosing loop, -1 at function level
   LoopKind kind = LoopKind::For;
   ExprId lb = kNoExpr, ub = kNoExpr, step = kNoExpr;
-  ExprId trip = kNoExpr;  // symbolic trip count (kNoExpr for while loops)
+  ExprId trip = kNoExpr;  // symbolic trip count (kNoExpr: an scf.while whose trip count is not derived)
+  WhileRegion region = WhileRegion::None;
+  std::string trip_why;   // scf.while: the pattern the trip count follows, or why it is not derived
   ExprId cond = kNoExpr;  // condition under which the loop runs (kNoExpr: always)
   std::string iv_name;    // Python name of the induction variable when known
   int persistent_axis = -1;  // lb uses pid(axis) and step num_programs(axis): a persistent tile loop
@@ -164,6 +175,17 @@ struct Unresolved {
   std::string what;
   std::string reason;
   int line = 0;
+  int ttir_line = 0;
+  std::string python;  // innermost Python location, "file:line:col"
+  std::string hint;    // what would resolve it, e.g. give trips."ttir:12"
+};
+
+/// An op the analysis does not model (an unregistered dialect's op, or one
+/// it parses but does not count): its work is not counted.
+struct NotCounted {
+  std::string op;
+  std::string reason;
+  SourceLoc loc;
 };
 
 struct KernelModel {
@@ -178,6 +200,7 @@ struct KernelModel {
   std::vector<Tile> tiles;
   std::vector<LivePoint> live_points;
   std::vector<Unresolved> unresolved;
+  std::vector<NotCounted> not_counted;
   bool uses_program_id[3] = {false, false, false};
   bool uses_num_programs[3] = {false, false, false};
   bool has_dot = false;

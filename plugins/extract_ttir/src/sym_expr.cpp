@@ -221,6 +221,15 @@ ExprId ExprPool::opaque(std::string reason, int line, std::uint32_t dims) {
   return id;
 }
 
+ExprId ExprPool::opaque_load(std::string reason, int line, int ttir_line, int arg, ExprId offset) {
+  ExprId id = opaque(std::move(reason), line, 0);
+  OpaqueInfo &info = opaques_.back();
+  info.load_arg = arg;
+  info.load_offset = offset;
+  info.ttir_line = ttir_line;
+  return id;
+}
+
 const OpaqueInfo &ExprPool::opaque_info(ExprId e) const {
   return opaques_[static_cast<size_t>(node(e).value)];
 }
@@ -494,7 +503,8 @@ Poly ExprPool::difference(ExprId e1, ExprId e2) const {
   return p;
 }
 
-bool ExprPool::contains_if(ExprId e, const std::function<bool(const ExprNode &, ExprId)> &pred) const {
+bool ExprPool::contains_if(ExprId e, const std::function<bool(const ExprNode &, ExprId)> &pred,
+                           bool through_loads) const {
   std::vector<ExprId> stack{e};
   std::set<ExprId> seen;
   while (!stack.empty()) {
@@ -509,6 +519,7 @@ bool ExprPool::contains_if(ExprId e, const std::function<bool(const ExprNode &, 
       continue;
     }
     if (!seen.insert(id).second) continue;
+    if (through_loads && raw.op == ExprOp::Opaque) stack.push_back(opaque_info(id).load_offset);
     if (!is_leaf(raw.op)) {
       stack.push_back(raw.a);
       stack.push_back(raw.b);
@@ -518,8 +529,8 @@ bool ExprPool::contains_if(ExprId e, const std::function<bool(const ExprNode &, 
   return false;
 }
 
-bool ExprPool::contains(ExprId e, ExprId target) const {
-  return contains_if(e, [target](const ExprNode &, ExprId id) { return id == target; });
+bool ExprPool::contains(ExprId e, ExprId target, bool through_loads) const {
+  return contains_if(e, [target](const ExprNode &, ExprId id) { return id == target; }, through_loads);
 }
 
 ExprId ExprPool::first_opaque(ExprId e) const {
@@ -696,9 +707,30 @@ EvalResult Evaluator::eval_node(ExprId e, const EvalEnv &env) {
         fail(e);
       break;
     case ExprOp::Placeholder:
-    case ExprOp::Opaque:
       fail(e);
       break;
+    case ExprOp::Opaque: {
+      // A load at a known index of user-given data reads the element.
+      const OpaqueInfo &info = pool_.opaque_info(e);
+      fail(e);
+      if (env.data == nullptr || info.load_arg < 0) break;
+      auto data = env.data->find(info.load_arg);
+      if (data == env.data->end()) break;
+      EvalResult index = eval_node(info.load_offset, env);
+      if (!index.value) {
+        r = index;
+        break;
+      }
+      auto size = static_cast<std::int64_t>(data->second.size());
+      if (*index.value < 0 || *index.value >= size) {
+        if (!range_error_) range_error_ = DataRangeError{e, *index.value, size};
+        break;
+      }
+      r.value = data->second[static_cast<size_t>(*index.value)];
+      r.blame = kNoExpr;
+      data_reads_.insert(info.load_arg);
+      break;
+    }
     case ExprOp::Select: {
       EvalResult c = eval_node(n.a, env);
       if (!c.value)

@@ -20,6 +20,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -60,6 +61,12 @@ struct ExprNode {
 struct OpaqueInfo {
   std::string reason;
   int line = 0;
+  /// A scalar loaded from kernel argument `load_arg` at element offset
+  /// `load_offset` (-1 / kNoExpr: not a load). With user-given data for the
+  /// argument (EvalEnv::data) the evaluator reads the element.
+  int load_arg = -1;
+  ExprId load_offset = kNoExpr;
+  int ttir_line = 0;  // TTIR line of the load
 };
 
 /// Monomial: sorted ids of atoms (leaves or non-polynomial nodes); a Poly
@@ -90,6 +97,9 @@ class ExprPool {
   /// An unknown value; `dims` marks the tensor dimensions it varies along
   /// (a loaded tensor of indices varies along all of them).
   ExprId opaque(std::string reason, int line, std::uint32_t dims = 0);
+  /// A scalar loaded from argument `arg` at element offset `offset`: opaque
+  /// unless the evaluation is given the argument's data.
+  ExprId opaque_load(std::string reason, int line, int ttir_line, int arg, ExprId offset);
 
   // Operations (constant-folded, simplified and hash-consed).
   ExprId binary(ExprOp op, ExprId a, ExprId b);
@@ -125,9 +135,11 @@ class ExprPool {
   [[nodiscard]] Poly difference(ExprId e1, ExprId e2) const;
 
   /// True when `e` (through bindings) contains `target` (a leaf or a node).
-  [[nodiscard]] bool contains(ExprId e, ExprId target) const;
+  /// `through_loads`: also look inside the offsets of loads (opaque_load).
+  [[nodiscard]] bool contains(ExprId e, ExprId target, bool through_loads = false) const;
   /// True when `e` contains any node satisfying `pred`.
-  [[nodiscard]] bool contains_if(ExprId e, const std::function<bool(const ExprNode &, ExprId)> &pred) const;
+  [[nodiscard]] bool contains_if(ExprId e, const std::function<bool(const ExprNode &, ExprId)> &pred,
+                                 bool through_loads = false) const;
   /// First opaque leaf below `e` (kNoExpr when none).
   [[nodiscard]] ExprId first_opaque(ExprId e) const;
 
@@ -160,6 +172,16 @@ struct EvalEnv {
   std::int64_t num_programs[3] = {1, 1, 1};
   std::vector<std::optional<std::int64_t>> loop_iters;  // by loop id
   const std::vector<std::int64_t> *dims = nullptr;     // tile indices, when evaluating one element
+  /// User-given contents of pointer arguments (by argument index), read by
+  /// loads at a known index; nullptr: loads stay unknown.
+  const std::map<int, std::vector<std::int64_t>> *data = nullptr;
+};
+
+/// A load from given data at an index outside it (the first one seen).
+struct DataRangeError {
+  ExprId load = kNoExpr;
+  std::int64_t index = 0;
+  std::int64_t size = 0;
 };
 
 /// Result of a numeric evaluation: a value, or the node that blocked it.
@@ -173,6 +195,10 @@ class Evaluator {
  public:
   explicit Evaluator(const ExprPool &pool) : pool_(pool) {}
   EvalResult eval(ExprId e, const EvalEnv &env);
+  /// Set when a load read given data out of its range.
+  [[nodiscard]] const std::optional<DataRangeError> &range_error() const { return range_error_; }
+  /// Arguments whose given data a load read.
+  [[nodiscard]] const std::set<int> &data_reads() const { return data_reads_; }
 
  private:
   EvalResult eval_node(ExprId e, const EvalEnv &env);
@@ -180,6 +206,8 @@ class Evaluator {
   std::vector<std::uint32_t> stamp_;
   std::vector<EvalResult> memo_;
   std::uint32_t generation_ = 0;
+  std::optional<DataRangeError> range_error_;
+  std::set<int> data_reads_;
 };
 
 /// Integer division helpers with floor/ceil semantics.

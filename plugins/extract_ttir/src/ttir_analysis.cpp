@@ -16,6 +16,9 @@
 #include "ttir_analysis.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -29,6 +32,8 @@
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Support/thread.h>
+#include <mlir/AsmParser/AsmParser.h>
+#include <mlir/AsmParser/AsmParserState.h>
 #include <mlir/Dialect/Arith/IR/Arith.h>
 #include <mlir/Dialect/ControlFlow/IR/ControlFlowOps.h>
 #include <mlir/Dialect/SCF/IR/SCF.h>
@@ -99,10 +104,36 @@ std::int64_t product(const std::vector<std::int64_t> &shape) {
   return n;
 }
 
+/// The innermost Python location of `loc` as "file:line:col": the callee of a
+/// callsite (inlined library code names its own line), the first known part of
+/// a fused location; "" when the location is unknown or the TTIR file itself.
+std::string python_loc(mlir::Location loc, llvm::StringRef buffer_name) {
+  mlir::Location current = loc;
+  for (int guard = 0; guard < 64; ++guard) {
+    if (auto named = llvm::dyn_cast<mlir::NameLoc>(current)) {
+      current = named.getChildLoc();
+    } else if (auto callsite = llvm::dyn_cast<mlir::CallSiteLoc>(current)) {
+      current = callsite.getCallee();
+    } else if (auto fused = llvm::dyn_cast<mlir::FusedLoc>(current)) {
+      auto parts = fused.getLocations();
+      auto known = std::find_if(parts.begin(), parts.end(),
+                                [](mlir::Location l) { return !llvm::isa<mlir::UnknownLoc>(l); });
+      if (known == parts.end()) return "";
+      current = *known;
+    } else if (auto file = llvm::dyn_cast<mlir::FileLineColLoc>(current)) {
+      if (file.getFilename() == buffer_name) return "";
+      return file.getFilename().str() + ":" + std::to_string(file.getLine()) + ":" + std::to_string(file.getColumn());
+    } else {
+      return "";
+    }
+  }
+  return "";
+}
+
 /// Resolves a location to the line the user wrote: named locations give the
 /// Python variable; callsite locations (inlined library code) resolve to the
 /// outermost caller, which is in the kernel.
-SourceLoc to_source(mlir::Location loc, llvm::StringRef buffer_name) {
+SourceLoc to_source(mlir::Location loc, llvm::StringRef buffer_name, bool with_python = true) {
   SourceLoc out;
   mlir::Location current = loc;
   for (int guard = 0; guard < 64; ++guard) {
@@ -135,6 +166,7 @@ SourceLoc to_source(mlir::Location loc, llvm::StringRef buffer_name) {
     }
     break;
   }
+  if (with_python) out.python = python_loc(loc, buffer_name);
   return out;
 }
 
@@ -203,8 +235,8 @@ std::string transcendental_in_symbol(llvm::StringRef symbol) {
 
 class FunctionAnalyser {
  public:
-  FunctionAnalyser(KernelModel &model, llvm::StringRef buffer_name)
-      : model_(model), pool_(*model.pool), buffer_name_(buffer_name) {}
+  FunctionAnalyser(KernelModel &model, llvm::StringRef buffer_name, std::function<int(Operation *)> ttir_line_of)
+      : model_(model), pool_(*model.pool), buffer_name_(buffer_name), ttir_line_of_(std::move(ttir_line_of)) {}
 
   void run(tt::FuncOp func);
 
@@ -216,9 +248,23 @@ class FunctionAnalyser {
   void set_int(Value v, ExprId e);
   void set_unknown(Value v, const std::string &reason, Operation *op);
   ExprId canonical_dims(ExprId e, Type type);
-  int line_of(Operation *op) { return to_source(op->getLoc(), buffer_name_).line; }
-  SourceLoc loc_of(Operation *op) { return to_source(op->getLoc(), buffer_name_); }
-  void unresolved(const std::string &what, const std::string &reason, int line);
+  int line_of(Operation *op) { return to_source(op->getLoc(), buffer_name_, false).line; }
+  SourceLoc loc_of(Operation *op) {
+    SourceLoc loc = to_source(op->getLoc(), buffer_name_);
+    loc.ttir_line = ttir_line_of_(op);
+    return loc;
+  }
+  void unresolved(const std::string &what, const std::string &reason, const SourceLoc &loc, std::string hint = "");
+  void not_counted(Operation *op, const std::string &reason);
+  /// The trip count of an scf.while in the affine or single-trip forms, with
+  /// the carried value that counts (its before-region argument index).
+  struct WhileTrip {
+    ExprId trip = kNoExpr;
+    int iv = -1;           // before-region argument that is the counter
+    ExprId init = kNoExpr, step = kNoExpr;
+    std::string pattern;   // what was recognised, or why nothing was
+  };
+  WhileTrip while_trip(mlir::scf::WhileOp op);
 
   // Walk.
   void walk_region_cfg(mlir::Region &region);
@@ -256,6 +302,7 @@ class FunctionAnalyser {
   KernelModel &model_;
   ExprPool &pool_;
   llvm::StringRef buffer_name_;
+  std::function<int(Operation *)> ttir_line_of_;
   llvm::DenseMap<Value, VInfo> values_;
   std::vector<BlockPtrInfo> block_ptrs_;
   std::vector<DescInfo> descs_;
@@ -266,9 +313,14 @@ class FunctionAnalyser {
   std::set<std::string> unresolved_seen_;
 };
 
-void FunctionAnalyser::unresolved(const std::string &what, const std::string &reason, int line) {
+void FunctionAnalyser::unresolved(const std::string &what, const std::string &reason, const SourceLoc &loc,
+                                  std::string hint) {
   if (!unresolved_seen_.insert(what + "\n" + reason).second) return;
-  model_.unresolved.push_back({what, reason, line});
+  model_.unresolved.push_back({what, reason, loc.line, loc.ttir_line, loc.python, std::move(hint)});
+}
+
+void FunctionAnalyser::not_counted(Operation *op, const std::string &reason) {
+  model_.not_counted.push_back({op->getName().getStringRef().str(), reason, loc_of(op)});
 }
 
 VInfo FunctionAnalyser::info(Value v) {
@@ -427,7 +479,7 @@ void FunctionAnalyser::walk_region_cfg(mlir::Region &region) {
     Operation *term = block.getTerminator();
     auto add_edge = [&](mlir::Block *dest, ExprId edge) {
       if (visited.count(dest) != 0) {
-        unresolved("control flow", "a backward branch (a loop built from cf.br) is not modelled", line_of(term));
+        unresolved("control flow", "a backward branch (a loop built from cf.br) is not modelled", loc_of(term));
         return;
       }
       ExprId e = edge == kNoExpr ? pool_.constant(1) : edge;
@@ -519,7 +571,8 @@ void FunctionAnalyser::visit(Operation *op) {
   if (auto call = llvm::dyn_cast<tt::CallOp>(op)) {
     unresolved("tt.call @" + call.getCallee().str(),
                "pre-inlining TTIR: the callee's work is not counted here (analyse the inlined .ttir instead)",
-               line_of(op));
+               loc_of(op));
+    not_counted(op, "pre-inlining TTIR: the callee's work is not counted here");
     for (Value r : op->getResults()) set_unknown(r, "the result of tt.call @" + call.getCallee().str(), op);
     return;
   }
@@ -527,8 +580,17 @@ void FunctionAnalyser::visit(Operation *op) {
     for (Value r : op->getResults()) set_unknown(r, "a poison value", op);
     return;
   }
-  // Anything else parses (its dialect knows it) but is not modelled.
-  unresolved(name.str(), "op not modelled by the TTIR analysis; its work is not counted", line_of(op));
+  if (!op->isRegistered()) {
+    // An op of a dialect the extractor does not register (Triton >= 3.5
+    // prints tl.debug_barrier() as `ttg.barrier local`): parsed as an opaque
+    // op, its work not counted, its results unknown.
+    not_counted(op, "an op of dialect '" + op->getName().getDialectNamespace().str() +
+                        "', which the TTIR analysis does not model: its work is not counted and its results are unknown");
+  } else {
+    // Anything else parses (its dialect knows it) but is not modelled.
+    unresolved(name.str(), "op not modelled by the TTIR analysis; its work is not counted", loc_of(op));
+    not_counted(op, "op not modelled by the TTIR analysis: its work is not counted and its results are unknown");
+  }
   for (Value r : op->getResults()) set_unknown(r, "the result of " + name.str(), op);
   for (mlir::Region &region : op->getRegions())
     for (mlir::Block &block : region)
@@ -943,25 +1005,197 @@ void FunctionAnalyser::visit_if(mlir::scf::IfOp op) {
   }
 }
 
+FunctionAnalyser::WhileTrip FunctionAnalyser::while_trip(mlir::scf::WhileOp op) {
+  WhileTrip out;
+  mlir::Block &before = op.getBefore().front();
+  mlir::Block &after = op.getAfter().front();
+  mlir::scf::ConditionOp condition = op.getConditionOp();
+  mlir::scf::YieldOp yield = op.getYieldOp();
+  auto inits = op.getInits();
+  auto defined_outside = [&](Value v) {
+    if (v.getDefiningOp<mlir::arith::ConstantOp>()) return true;
+    return !op->isAncestor(v.getParentRegion()->getParentOp());
+  };
+  auto constant_of = [](Value v) -> std::optional<std::int64_t> {
+    if (auto cst = v.getDefiningOp<mlir::arith::ConstantOp>())
+      if (auto attr = llvm::dyn_cast<mlir::IntegerAttr>(cst.getValue()))
+        return attr.getValue().getBitWidth() == 1 ? static_cast<std::int64_t>(attr.getValue().getZExtValue())
+                                                  : attr.getValue().getSExtValue();
+    return std::nullopt;
+  };
+  // The after-region argument a before-region argument is forwarded to.
+  auto forwarded = [&](unsigned before_arg) -> std::optional<unsigned> {
+    for (unsigned k = 0; k < condition.getArgs().size(); ++k)
+      if (condition.getArgs()[k] == before.getArgument(before_arg)) return k;
+    return std::nullopt;
+  };
+  Value cond = condition.getCondition();
+  if (auto c = constant_of(cond)) {
+    if (*c != 0) {
+      out.pattern = "the condition is constant true";
+    } else {
+      out.trip = pool_.constant(0);
+      out.pattern = "the condition is constant false: the body never runs";
+    }
+    return out;
+  }
+  // Single trip: the condition is a carried i1 flag that the body clears.
+  if (auto flag = llvm::dyn_cast<mlir::BlockArgument>(cond); flag && flag.getOwner() == &before) {
+    unsigned j = flag.getArgNumber();
+    auto cleared = constant_of(yield.getOperand(j));
+    if (cleared && *cleared == 0) {
+      out.trip = pool_.cmp(CmpPred::Ne, int_expr(inits[j]), pool_.constant(0));
+      out.pattern = "a carried flag that the body sets to false: the body runs at most once";
+      return out;
+    }
+    out.pattern = "the condition is a carried flag the body does not clear";
+    return out;
+  }
+  auto cmp = cond.getDefiningOp<mlir::arith::CmpIOp>();
+  if (!cmp || cmp->getBlock() != &before) {
+    out.pattern = "the condition is not an arith.cmpi in the before region";
+    return out;
+  }
+  using P = mlir::arith::CmpIPredicate;
+  P pred = cmp.getPredicate();
+  Value lhs = cmp.getLhs();
+  Value rhs = cmp.getRhs();
+  auto counter_arg = [&](Value v) -> int {
+    auto arg = llvm::dyn_cast<mlir::BlockArgument>(v);
+    return arg && arg.getOwner() == &before ? static_cast<int>(arg.getArgNumber()) : -1;
+  };
+  if (counter_arg(lhs) < 0 && counter_arg(rhs) >= 0) {
+    std::swap(lhs, rhs);
+    switch (pred) {
+      case P::sgt: pred = P::slt; break;
+      case P::sge: pred = P::sle; break;
+      case P::ugt: pred = P::ult; break;
+      case P::uge: pred = P::ule; break;
+      case P::ne: break;
+      default: pred = P::eq; break;  // not a counting form
+    }
+  }
+  int j = counter_arg(lhs);
+  if (j < 0 || !defined_outside(rhs) ||
+      !(pred == P::slt || pred == P::sle || pred == P::ult || pred == P::ule || pred == P::ne)) {
+    out.pattern = "the condition is not `counter <, <= or != bound` with a carried counter and a loop-invariant bound";
+    return out;
+  }
+  std::optional<unsigned> k = forwarded(static_cast<unsigned>(j));
+  Value next = yield.getOperand(static_cast<unsigned>(j));
+  auto add = next.getDefiningOp<mlir::arith::AddIOp>();
+  std::optional<std::int64_t> step;
+  if (k && add) {
+    Value counter = after.getArgument(*k);
+    if (add.getLhs() == counter) step = constant_of(add.getRhs());
+    if (add.getRhs() == counter) step = constant_of(add.getLhs());
+  }
+  if (!step || *step <= 0) {
+    out.pattern = "the counter is not incremented by a positive constant in the body";
+    return out;
+  }
+  ExprId init = int_expr(inits[static_cast<unsigned>(j)]);
+  std::optional<std::int64_t> bound_const = constant_of(rhs);  // a constant inside is not visited yet
+  ExprId bound = bound_const ? pool_.constant(*bound_const) : int_expr(rhs);
+  ExprId c = pool_.constant(*step);
+  out.iv = j;
+  out.init = init;
+  out.step = c;
+  ExprId nonnegative = pool_.logical_and(pool_.cmp(CmpPred::Sge, init, pool_.constant(0)),
+                                         pool_.cmp(CmpPred::Sge, bound, pool_.constant(0)));
+  auto unsigned_guard = [&](ExprId trip) {
+    return pool_.select(nonnegative, trip,
+                        pool_.opaque("an unsigned loop condition with a negative operand", line_of(op)));
+  };
+  std::string form = "counter = init + " + std::to_string(*step) + "*t";
+  switch (pred) {
+    case P::slt: out.trip = pool_.trip_count(init, bound, c); out.pattern = form + " while counter < bound"; break;
+    case P::sle:
+      out.trip = pool_.trip_count(init, pool_.add(bound, pool_.constant(1)), c);
+      out.pattern = form + " while counter <= bound";
+      break;
+    case P::ult:
+      out.trip = unsigned_guard(pool_.trip_count(init, bound, c));
+      out.pattern = form + " while counter < bound (unsigned)";
+      break;
+    case P::ule:
+      out.trip = unsigned_guard(pool_.trip_count(init, pool_.add(bound, pool_.constant(1)), c));
+      out.pattern = form + " while counter <= bound (unsigned)";
+      break;
+    default: {
+      // counter != bound: exact when the bound is reached, else it never stops.
+      ExprId distance = pool_.sub(bound, init);
+      ExprId reached = pool_.logical_and(pool_.cmp(CmpPred::Sge, distance, pool_.constant(0)),
+                                         pool_.cmp(CmpPred::Eq, pool_.binary(ExprOp::RemS, distance, c),
+                                                   pool_.constant(0)));
+      out.trip = pool_.select(reached, pool_.binary(ExprOp::DivS, distance, c),
+                              pool_.opaque("an scf.while whose counter steps over its bound", line_of(op)));
+      out.pattern = form + " while counter != bound";
+      break;
+    }
+  }
+  return out;
+}
+
 void FunctionAnalyser::visit_while(mlir::scf::WhileOp op) {
-  Loop loop;
-  loop.id = static_cast<int>(model_.loops.size());
-  loop.parent = cur_loop_;
-  loop.kind = LoopKind::While;
-  loop.cond = cur_cond_;
-  loop.loc = loc_of(op);
-  model_.loops.push_back(loop);
-  unresolved("scf.while at line " + std::to_string(loop.loc.line),
-             "the trip count of an scf.while loop is not derived; work inside it is not counted", loop.loc.line);
-  for (mlir::Region *region : {&op.getBefore(), &op.getAfter()})
-    for (mlir::BlockArgument arg : region->front().getArguments())
+  // Two loop records: the before region (the condition) runs once more than
+  // the after region (the body).
+  SourceLoc where = loc_of(op);
+  WhileTrip wt = while_trip(op);
+  Loop before;
+  before.id = static_cast<int>(model_.loops.size());
+  before.parent = cur_loop_;
+  before.kind = LoopKind::While;
+  before.region = WhileRegion::Before;
+  before.cond = cur_cond_;
+  before.loc = where;
+  before.trip_why = wt.pattern;
+  Loop after = before;
+  after.id = before.id + 1;
+  after.region = WhileRegion::After;
+  if (wt.trip != kNoExpr) {
+    after.trip = wt.trip;
+    before.trip = pool_.add(wt.trip, pool_.constant(1));
+  }
+  model_.loops.push_back(before);
+  model_.loops.push_back(after);
+  if (wt.trip == kNoExpr)
+    unresolved("scf.while at line " + std::to_string(where.line),
+               "the trip count of an scf.while loop is not derived; work inside it is not counted",
+               where, where.ttir_line > 0 ? "give trips.\"ttir:" + std::to_string(where.ttir_line) + "\"" : "");
+  mlir::Block &before_block = op.getBefore().front();
+  mlir::Block &after_block = op.getAfter().front();
+  auto counter = [&](int loop) { return pool_.add(wt.init, pool_.mul(pool_.loop_iter(loop), wt.step)); };
+  for (mlir::BlockArgument arg : before_block.getArguments()) {
+    if (static_cast<int>(arg.getArgNumber()) == wt.iv)
+      set_int(arg, counter(before.id));
+    else
       set_unknown(arg, "a value carried by an scf.while loop", op);
+  }
   int saved = cur_loop_;
-  cur_loop_ = loop.id;
-  walk_block(op.getBefore().front());
-  walk_block(op.getAfter().front());
+  cur_loop_ = before.id;
+  walk_block(before_block);
+  // What the condition forwards: the counter, loop-invariant values, or unknown.
+  mlir::scf::ConditionOp condition = op.getConditionOp();
+  ExprId before_iter = pool_.loop_iter(before.id);
+  auto forward = [&](Value v, Value to, const std::function<ExprId()> &counter_value) {
+    auto arg = llvm::dyn_cast<mlir::BlockArgument>(v);
+    if (arg && arg.getOwner() == &before_block && static_cast<int>(arg.getArgNumber()) == wt.iv)
+      return set_int(to, counter_value());
+    VInfo i = info(v);
+    if ((i.kind == VKind::Int || i.kind == VKind::Ptr) && i.expr != kNoExpr && !pool_.contains(i.expr, before_iter) &&
+        pool_.first_opaque(i.expr) == kNoExpr)
+      return set(to, i);
+    set_unknown(to, "a value carried by an scf.while loop", op);
+  };
+  for (unsigned k = 0; k < condition.getArgs().size() && k < after_block.getNumArguments(); ++k)
+    forward(condition.getArgs()[k], after_block.getArgument(k), [&] { return counter(after.id); });
+  cur_loop_ = after.id;
+  walk_block(after_block);
   cur_loop_ = saved;
-  for (Value r : op.getResults()) set_unknown(r, "a value produced by an scf.while loop", op);
+  for (unsigned k = 0; k < op.getNumResults() && k < condition.getArgs().size(); ++k)
+    forward(condition.getArgs()[k], op.getResult(k),
+            [&] { return pool_.add(wt.init, pool_.mul(wt.trip, wt.step)); });
 }
 
 //===----------------------------------------------------------------------===//
@@ -1032,7 +1266,13 @@ void FunctionAnalyser::visit_memory(Operation *op) {
     }
     a.has_other = static_cast<bool>(load.getOther());
     Value r = load.getResult();
-    if (is_integer_like(r.getType()))
+    if (is_integer_like(r.getType()) && !is_tensor(r.getType()) && !load.getMask() && ptr.kind == VKind::Ptr &&
+        ptr.base >= 0)
+      // A scalar at a known index: evaluates to the element when the launch
+      // gives the argument's data, else it stays unknown.
+      set_int(r, pool_.opaque_load("a value loaded from memory at line " + std::to_string(a.loc.line), a.loc.line,
+                                   a.loc.ttir_line, ptr.base, ptr.expr));
+    else if (is_integer_like(r.getType()))
       set_unknown(r, "a value loaded from memory at line " + std::to_string(a.loc.line), op);
     else if (llvm::isa<tt::PointerType>(element_of(r.getType())))
       set_unknown(r, "a pointer loaded from memory at line " + std::to_string(a.loc.line), op);
@@ -1592,6 +1832,117 @@ void append_assume_generic(std::string &out, std::string_view line) {
   out.append(line.data() + pos, line.size() - pos);
 }
 
+/// Index of the last `sep` outside <>, (), [], {} and strings in `text`
+/// (npos when none).
+size_t last_top_level(std::string_view text, std::string_view sep) {
+  int depth = 0;
+  bool quoted = false;
+  size_t found = std::string_view::npos;
+  for (size_t idx = 0; idx < text.size(); ++idx) {
+    char c = text[idx];
+    if (quoted) {
+      if (c == '\\') ++idx;
+      else if (c == '"') quoted = false;
+      continue;
+    }
+    if (c == '"') quoted = true;
+    else if (c == '<' || c == '(' || c == '[' || c == '{') ++depth;
+    else if ((c == '>' && (idx == 0 || text[idx - 1] != '-')) || c == ')' || c == ']' || c == '}') --depth;
+    else if (depth == 0 && text.substr(idx, sep.size()) == sep) found = idx;
+  }
+  return found;
+}
+
+/// Splits `text` at top-level commas, trimmed.
+std::vector<std::string_view> split_top_level(std::string_view text) {
+  std::vector<std::string_view> parts;
+  while (true) {
+    size_t comma = std::string_view::npos;
+    int depth = 0;
+    for (size_t idx = 0; idx < text.size() && comma == std::string_view::npos; ++idx) {
+      char c = text[idx];
+      if (c == '<' || c == '(' || c == '[' || c == '{') ++depth;
+      else if ((c == '>' && (idx == 0 || text[idx - 1] != '-')) || c == ')' || c == ']' || c == '}') --depth;
+      else if (c == ',' && depth == 0) comma = idx;
+    }
+    std::string_view part = text.substr(0, comma);
+    size_t first = part.find_first_not_of(" \t");
+    size_t last = part.find_last_not_of(" \t\r");
+    parts.push_back(first == std::string_view::npos ? std::string_view() : part.substr(first, last - first + 1));
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return parts;
+}
+
+/// One printed op line whose op belongs to a dialect not in `known`, in
+/// MLIR's generic form, so that an MLIR context that allows unregistered
+/// dialects reads it as an opaque op: `%r = ttg.foo %a : T loc(#l)` becomes
+/// `%r = "ttg.foo"() : () -> (T) loc(#l)` (operands dropped: the analysis
+/// treats the op as opaque). nullopt when the line is not such an op or its
+/// result types cannot be read (MLIR then reports the line).
+std::optional<std::string> generic_form_of_unknown_op(std::string_view line, const std::set<std::string> &known) {
+  size_t first = line.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return std::nullopt;
+  std::string_view rest = line.substr(first);
+  // Results: %a, %b:2 =
+  int results = 0;
+  std::string_view results_text;
+  if (!rest.empty() && rest.front() == '%') {
+    size_t eq = rest.find(" = ");
+    if (eq == std::string_view::npos) return std::nullopt;
+    results_text = rest.substr(0, eq);
+    for (std::string_view r : split_top_level(results_text)) {
+      if (r.empty() || r.front() != '%') return std::nullopt;
+      size_t colon = r.find(':');
+      results += colon == std::string_view::npos ? 1 : std::max(1, std::atoi(std::string(r.substr(colon + 1)).c_str()));
+    }
+    rest.remove_prefix(eq + 3);
+  }
+  size_t name_end = 0;
+  while (name_end < rest.size() && (std::isalnum(static_cast<unsigned char>(rest[name_end])) != 0 ||
+                                    rest[name_end] == '_' || rest[name_end] == '.' || rest[name_end] == '$'))
+    ++name_end;
+  std::string_view name = rest.substr(0, name_end);
+  size_t dot = name.find('.');
+  if (name.empty() || dot == std::string_view::npos || dot == 0 || std::isalpha(static_cast<unsigned char>(name[0])) == 0)
+    return std::nullopt;
+  if (known.count(std::string(name.substr(0, dot))) != 0) return std::nullopt;
+  std::string_view body = rest.substr(name_end);
+  while (!body.empty() && (body.back() == '\r' || body.back() == ' ' || body.back() == '\t')) body.remove_suffix(1);
+  if (!body.empty() && body.back() == '{') return std::nullopt;  // an op with regions: not rewritten
+  std::string_view loc;
+  size_t at = last_top_level(body, " loc(");
+  if (at != std::string_view::npos && body.back() == ')') {
+    loc = body.substr(at);
+    body = body.substr(0, at);
+  }
+  std::string types;
+  if (results > 0) {
+    size_t colon = last_top_level(body, ":");
+    if (colon == std::string_view::npos) return std::nullopt;
+    std::string_view type_text = body.substr(colon + 1);
+    size_t arrow = last_top_level(type_text, "->");
+    if (arrow != std::string_view::npos) type_text = type_text.substr(arrow + 2);
+    size_t t0 = type_text.find_first_not_of(" \t");
+    if (t0 == std::string_view::npos) return std::nullopt;
+    type_text = type_text.substr(t0);
+    while (!type_text.empty() && type_text.back() == ' ') type_text.remove_suffix(1);
+    if (type_text.size() >= 2 && type_text.front() == '(' && type_text.back() == ')')
+      type_text = type_text.substr(1, type_text.size() - 2);
+    std::vector<std::string_view> list = split_top_level(type_text);
+    if (static_cast<int>(list.size()) != results) return std::nullopt;
+    for (std::string_view t : list) {
+      if (t.empty()) return std::nullopt;
+      types += (types.empty() ? "" : ", ") + std::string(t);
+    }
+  }
+  std::string out(line.substr(0, first));
+  if (results > 0) out += std::string(results_text) + " = ";
+  out += "\"" + std::string(name) + "\"() : () -> (" + types + ")" + std::string(loc);
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, int>> split_sections(std::string_view text) {
@@ -1700,8 +2051,30 @@ Expected<TtirModule> analyse_ttir_on_this_thread(std::string_view text, const st
   mlir::DialectRegistry registry;
   tt::register_ttir_dialects(registry);
   mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
+  // Ops of dialects we do not register (`ttg.barrier local`, printed for
+  // tl.debug_barrier() by Triton >= 3.5) are read as opaque ops.
+  context.allowUnregisteredDialects();
+  std::set<std::string> known_dialects{"builtin"};
+  for (llvm::StringRef name : registry.getDialectNames()) known_dialects.insert(name.str());
   std::map<std::string, size_t> name_seen;  // duplicate kernel names across sections
   for (auto &[section, first_line] : split_sections(text)) {
+    {
+      std::string rewritten;
+      rewritten.reserve(section.size());
+      size_t start = 0;
+      while (start < section.size()) {
+        size_t end = section.find('\n', start);
+        if (end == std::string::npos) end = section.size();
+        std::string_view l(section.data() + start, end - start);
+        if (auto generic = generic_form_of_unknown_op(l, known_dialects))
+          rewritten += *generic;
+        else
+          rewritten.append(l.data(), l.size());
+        if (end < section.size()) rewritten.push_back('\n');
+        start = end + 1;
+      }
+      section = std::move(rewritten);
+    }
     std::string diagnostics;
     llvm::raw_string_ostream diag_stream(diagnostics);
     llvm::SourceMgr source_mgr;
@@ -1709,7 +2082,13 @@ Expected<TtirModule> analyse_ttir_on_this_thread(std::string_view text, const st
                                   llvm::SMLoc());
     mlir::SourceMgrDiagnosticHandler handler(source_mgr, &context, diag_stream);
     mlir::ParserConfig config(&context);
-    mlir::OwningOpRef<mlir::ModuleOp> parsed = mlir::parseSourceFile<mlir::ModuleOp>(source_mgr, config);
+    // The parser state records where each op is written: its TTIR line.
+    mlir::AsmParserState state;
+    mlir::Block block;
+    mlir::OwningOpRef<mlir::ModuleOp> parsed;
+    if (mlir::succeeded(mlir::parseAsmSourceFile(source_mgr, &block, config, &state)))
+      parsed = mlir::detail::constructContainerOpForParserIfNecessary<mlir::ModuleOp>(
+          &block, &context, mlir::FileLineColLoc::get(&context, origin, 0, 0));
     if (!parsed) {
       std::string message = diag_stream.str();
       while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
@@ -1737,7 +2116,10 @@ Expected<TtirModule> analyse_ttir_on_this_thread(std::string_view text, const st
     llvm::StringRef buffer_name(origin);
     parsed->walk([&](tt::FuncOp func) {
       KernelModel model;
-      FunctionAnalyser analyser(model, buffer_name);
+      FunctionAnalyser analyser(model, buffer_name, [&](Operation *op) {
+        const mlir::AsmParserState::OperationDefinition *def = state.getOpDef(op);
+        return def != nullptr ? static_cast<int>(source_mgr.getLineAndColumn(def->loc.Start).first) : 0;
+      });
       analyser.run(func);
       // The TTIR line of `tt.func ... @name(`: the k-th occurrence for the
       // k-th function of that name (lit files repeat names).

@@ -2,6 +2,7 @@
 #include "combine.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
@@ -24,10 +25,25 @@ struct Candidate {
   std::string term, component, core;
   std::vector<std::string> additive;
   double additive_seconds = 0;
+  Assurance assurance = Assurance::Strict;  // the weakest claim the value rests on
 };
 
 void consider(Candidate &best, const Candidate &c) {
   if (c.seconds > best.seconds) best = c;
+}
+
+}  // namespace
+
+namespace {
+
+/// The claim a term's value rests on: that of its binding component when
+/// the value is above the strict one, else strict.
+Assurance binding_assurance(const Term &t) {
+  for (const ComponentValue &cv : t.per_component)
+    if (cv.component == t.component && cv.core == t.core && cv.value.seconds && t.value.seconds &&
+        *cv.value.seconds == *t.value.seconds)
+      return cv.strict_value.seconds && *cv.value.seconds > *cv.strict_value.seconds ? cv.assurance : Assurance::Strict;
+  return t.assurance;
 }
 
 }  // namespace
@@ -40,6 +56,7 @@ Limit compose(const std::vector<Term> &terms, const std::string &tier) {
     std::string floor_term, floor_term_strict, component, core;
     double add = 0, add_strict = 0;
     std::vector<std::string> adders;
+    Assurance floor_assurance = Assurance::Strict, add_assurance = Assurance::Strict;
   };
   std::map<std::string, Slot> slots;
   Candidate best, best_strict;
@@ -53,7 +70,7 @@ Limit compose(const std::vector<Term> &terms, const std::string &tier) {
         limit.not_counted.push_back({t.name, t.value.reason});
         continue;
       }
-      consider(best, {*t.value.seconds, t.name, t.component, t.core, {}, 0});
+      consider(best, {*t.value.seconds, t.name, t.component, t.core, {}, 0, binding_assurance(t)});
       if (t.strict_value.seconds) consider(best_strict, {*t.strict_value.seconds, t.name, t.component, t.core, {}, 0});
       for (const ComponentValue &cv : t.per_component) {
         if (cv.assurance == Assurance::Diagnostic || !cv.value.seconds) continue;
@@ -63,6 +80,7 @@ Limit compose(const std::vector<Term> &terms, const std::string &tier) {
         if (*cv.value.seconds > slot.floor) {
           slot.floor = *cv.value.seconds;
           slot.floor_term = t.name;
+          slot.floor_assurance = cv.assurance;
         }
         if (cv.strict_value.seconds && *cv.strict_value.seconds > slot.floor_strict) {
           slot.floor_strict = *cv.strict_value.seconds;
@@ -77,6 +95,8 @@ Limit compose(const std::vector<Term> &terms, const std::string &tier) {
         slot.core = cv.core;
         slot.add += *cv.value.seconds;
         slot.add_strict += cv.strict_value.seconds.value_or(0);
+        if (*cv.value.seconds > cv.strict_value.seconds.value_or(0))
+          slot.add_assurance = weaker(slot.add_assurance, cv.assurance);
         if (*cv.value.seconds > 0) slot.adders.push_back(t.name);
       }
     }
@@ -85,7 +105,7 @@ Limit compose(const std::vector<Term> &terms, const std::string &tier) {
     std::string name = slot.floor_term.empty() ? "(no floor)" : slot.floor_term;
     std::vector<std::string> adders = slot.adders;
     Candidate c{slot.floor + slot.add, adders.empty() ? name : name + "+" + join(adders, "+"), slot.component, slot.core,
-                adders, slot.add};
+                adders, slot.add, weaker(slot.floor_assurance, slot.add_assurance)};
     consider(best, c);
     std::string strict_name = slot.floor_term_strict.empty() ? "(no floor)" : slot.floor_term_strict;
     consider(best_strict, {slot.floor_strict + slot.add_strict, slot.add_strict > 0 ? strict_name + "+additive" : strict_name,
@@ -109,8 +129,12 @@ Limit compose(const std::vector<Term> &terms, const std::string &tier) {
   limit.strict = best_strict.seconds >= 0 ? Time::known(best_strict.seconds) : Time::known(0);
   limit.strict_binding_term = best_strict.term;
   limit.strict_binding_component = best_strict.component;
+  // Above the strict limit the value rests on a given fact or an argued
+  // figure: the binding candidate says which (the weakest of its parts).
   argued_used = best.seconds > best_strict.seconds * (1 + 1e-12);
-  limit.assurance = argued_used ? Assurance::Argued : Assurance::Strict;
+  limit.assurance = !argued_used ? Assurance::Strict
+                    : best.assurance == Assurance::Given || best.assurance == Assurance::Argued ? best.assurance
+                                                                                                : Assurance::Argued;
   return limit;
 }
 
@@ -501,6 +525,160 @@ std::string verdict_unit_for_memory(const std::vector<Term> &terms, const std::s
   return write > read ? "mte3" : "mte2";
 }
 
+
+//===----------------------------------------------------------------------===//
+// Coverage: what the bound counts against what the IR holds
+//===----------------------------------------------------------------------===//
+
+/// Below this share of the binding-relevant ops counted, the verdict says
+/// in words what the bound left out.
+constexpr double kCoverageWarning = 0.9;
+/// Below this share of all the kernel's ops counted, it says so whatever
+/// binds: gains computed from such a bound leave out most of the kernel.
+constexpr double kMostOfTheKernel = 0.5;
+
+/// The coverage rows that matter to a binding (core, component): the
+/// component itself; the core's instruction issue for the scalar unit
+/// (issue counts every instruction); the GM movers for HBM; every
+/// component for the kernel as a whole (component "").
+std::vector<const CoverageRow *> relevant_rows(const HivmView &view, const std::string &core, const std::string &component) {
+  std::vector<const CoverageRow *> out;
+  for (const auto &[key, row] : view.coverage) {
+    bool core_ok = core.empty() || row.core == core;
+    bool match = component == "scalar" ? core_ok && row.component == "issue"
+                 : component == "hbm"  ? row.component == "mte2" || row.component == "mte3"
+                 : component.empty()   ? row.component != "issue"
+                                       : core_ok && row.component == component;
+    if (match) out.push_back(&row);
+  }
+  return out;
+}
+
+struct CoverageSummary {
+  int present = 0, counted = 0, given = 0;
+  std::string label;  // "MTE2 ops", "ops on aiv"
+  [[nodiscard]] double share() const { return present > 0 ? double(counted) / present : 1.0; }
+};
+
+CoverageSummary summarise(const std::vector<const CoverageRow *> &rows, const std::string &label) {
+  CoverageSummary s;
+  s.label = label;
+  for (const CoverageRow *r : rows) {
+    s.present += r->ops_present;
+    s.counted += r->ops_counted;
+    s.given += r->ops_given;
+  }
+  return s;
+}
+
+std::string upper(std::string text) {
+  for (char &c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return text;
+}
+
+/// "the bound counts 2 of 14 MTE2 ops: 12 are in the loop at line 288 whose
+/// trip count is unknown (give trips."288")".
+std::string coverage_sentence(const CoverageSummary &sum, const HivmView &view,
+                              const std::vector<const CoverageRow *> &rows, std::string &hint) {
+  std::string out = "the bound counts " + std::to_string(sum.counted) + " of " + std::to_string(sum.present) + " " +
+                    sum.label;
+  int missing = sum.present - sum.counted;
+  if (missing <= 0) return out;
+  // Causes weighed by the instructions their ops would issue (best
+  // estimate, block 0), then by how many ops they hold.
+  struct Cause {
+    int ops = 0;
+    double weight = 0;
+    std::string hint;
+  };
+  std::map<std::string, Cause> by_cause;
+  for (const Uncounted &u : view.uncounted) {
+    bool relevant = std::any_of(rows.begin(), rows.end(), [&](const CoverageRow *r) {
+      return r->core == u.core && (r->component == "issue" ? !u.issue_counted : r->component == u.component);
+    });
+    if (!relevant) continue;
+    std::string cause = u.loop_line > 0 ? "in the loop at line " + std::to_string(u.loop_line) + " whose trip count is unknown"
+                                        : "not counted: " + u.reason;
+    Cause &c = by_cause[cause];
+    ++c.ops;
+    c.weight += u.issued_estimate;
+    if (!u.hint.empty()) c.hint = u.hint;
+  }
+  if (by_cause.empty()) return out + ": " + std::to_string(missing) + " could not be counted";
+  auto top = std::max_element(by_cause.begin(), by_cause.end(), [](const auto &a, const auto &b) {
+    return a.second.weight != b.second.weight ? a.second.weight < b.second.weight : a.second.ops < b.second.ops;
+  });
+  out += ": " + std::to_string(top->second.ops) + (top->second.ops == 1 ? " is " : " are ") + top->first;
+  if (!top->second.hint.empty()) {
+    hint = top->second.hint;
+    out += " (" + hint + ")";
+  }
+  if (top->second.ops < missing) out += ", " + std::to_string(missing - top->second.ops) + " more for other reasons";
+  return out;
+}
+
+/// The coverage section of the report (every format shows it) and, when the
+/// binding-relevant share is low, the sentence the verdict carries.
+json coverage_json(const CombineInputs &in, const Limit *chosen, std::string &warning, std::string &hint) {
+  json out = json::object();
+  if (in.hivm != nullptr) {
+    const HivmView &view = *in.hivm;
+    json rows = json::array();
+    for (const auto &[key, r] : view.coverage) {
+      json row = json::object();
+      row["core"] = r.core;
+      row["component"] = r.component;
+      row["unit"] = r.unit;
+      row["ops_present"] = r.ops_present;
+      row["ops_counted"] = r.ops_counted;
+      row["ops_given_only"] = r.ops_given;
+      row["ops_left_out_by_rule"] = r.ops_excluded;
+      row["share"] = r.share();
+      row["work_present_per_block"] = r.present_known ? json(r.present) : json(nullptr);
+      row["work_counted_per_block"] = r.counted;
+      rows.push_back(std::move(row));
+    }
+    json uncounted = json::array();
+    for (const Uncounted &u : view.uncounted)
+      uncounted.push_back({{"line", u.line}, {"op", u.op}, {"core", u.core}, {"component", u.component},
+                           {"reason", u.reason}, {"hint", u.hint.empty() ? json(nullptr) : json(u.hint)}});
+    CoverageSummary all = summarise(relevant_rows(view, "", ""), "ops");
+    json hivm = json::object();
+    hivm["by_component"] = std::move(rows);
+    hivm["not_counted"] = std::move(uncounted);
+    hivm["not_counted_total"] = view.uncounted_total;
+    hivm["ops_present"] = all.present;
+    hivm["ops_counted"] = all.counted;
+    hivm["share"] = all.share();
+    if (chosen != nullptr && chosen->tier == "hivm") {
+      std::string component = chosen->binding_component, core = chosen->binding_core;
+      std::vector<const CoverageRow *> relevant = relevant_rows(view, core, component);
+      std::string label = component == "scalar" ? "ops on " + (core.empty() ? std::string("the cores") : core)
+                          : component == "hbm"  ? "GM transfer ops"
+                                                : upper(component) + " ops";
+      CoverageSummary binding = summarise(relevant, label);
+      // The sentence speaks of the binding unit's ops, or of the kernel's
+      // ops as a whole when the bound leaves out most of the kernel.
+      const bool use_binding = binding.share() < kCoverageWarning || all.share() >= kMostOfTheKernel;
+      std::string sentence = coverage_sentence(use_binding ? binding : all, view,
+                                               use_binding ? relevant : relevant_rows(view, "", ""), hint);
+      hivm["binding"] = {{"core", core.empty() ? json(nullptr) : json(core)}, {"component", component},
+                         {"ops_present", binding.present}, {"ops_counted", binding.counted}, {"share", binding.share()},
+                         {"sentence", sentence}};
+      if (binding.share() < kCoverageWarning || all.share() < kMostOfTheKernel) warning = sentence;
+    }
+    out["hivm"] = std::move(hivm);
+  }
+  if (in.dsl != nullptr && in.dsl->contains("unresolved") && (*in.dsl)["unresolved"].is_array()) {
+    json dsl = json::object();
+    dsl["unresolved"] = (*in.dsl)["unresolved"];
+    dsl["unresolved_total"] = (*in.dsl)["unresolved"].size();
+    out["dsl"] = std::move(dsl);
+  }
+  out["warning"] = warning.empty() ? json(nullptr) : json(warning);
+  return out;
+}
+
 }  // namespace
 
 json combine(CombineInputs in, const CombineOptions &options) {
@@ -586,6 +764,28 @@ json combine(CombineInputs in, const CombineOptions &options) {
   report["limits"] = std::move(limits);
   report["terms"] = std::move(in.term_documents);
 
+  std::string coverage_warning, coverage_hint;
+  report["coverage"] = coverage_json(in, chosen, coverage_warning, coverage_hint);
+  json given_facts = json::array();
+  if (in.hivm != nullptr)
+    for (const GivenFact &f : in.hivm->given_facts) {
+      json fact = json::parse(f.fact, nullptr, false);
+      given_facts.push_back({{"key", f.key}, {"fact", fact.is_discarded() ? json(f.fact) : fact}, {"ops", f.ops}, {"tier", "hivm"}});
+    }
+  // The TTIR extractor's facts: every fact as given, with the ones it used.
+  if (in.dsl != nullptr && in.dsl->contains("given") && (*in.dsl)["given"].is_object()) {
+    const json &g = (*in.dsl)["given"];
+    const json &used = g.contains("used") ? g["used"] : json::array();
+    if (g.contains("facts") && g["facts"].is_array())
+      for (const json &f : g["facts"]) {
+        std::string key = f.value("fact", std::string("?"));
+        bool was_used = used.is_array() && std::find(used.begin(), used.end(), json(key)) != used.end();
+        given_facts.push_back({{"key", key}, {"fact", f.contains("value") ? f["value"] : json(nullptr)},
+                               {"used", was_used}, {"tier", "dsl"}});
+      }
+  }
+  if (!given_facts.empty()) report["given_facts"] = std::move(given_facts);
+
   // Verdict, in msprof's vocabulary.
   json verdict;
   if (chosen != nullptr) {
@@ -605,6 +805,10 @@ json combine(CombineInputs in, const CombineOptions &options) {
       }
     }
     verdict = {{"class", cls}, {"unit", unit}, {"why", why}};
+    if (!coverage_warning.empty()) {
+      verdict["coverage"] = coverage_warning;
+      verdict["why"] = why + "; but " + coverage_warning + ": the bound may be far below the kernel's time";
+    }
   } else {
     verdict = {{"class", nullptr}, {"unit", nullptr}, {"why", "no bound"}};
   }
@@ -668,6 +872,21 @@ json combine(CombineInputs in, const CombineOptions &options) {
     double ga = a.gain.value_or(-1), gb = b.gain.value_or(-1);
     return ga > gb;
   });
+  if (!coverage_warning.empty()) {
+    // A bound that leaves out much of the kernel ranks nothing without
+    // saying so: the coverage finding comes first, and every gain says it
+    // was computed from a partial bound.
+    Finding f;
+    f.id = "coverage.binding";
+    f.category = "coverage";
+    f.title = coverage_warning;
+    f.action = coverage_hint.empty() ? std::string("give the launch values or data facts that define the uncounted work")
+                                     : coverage_hint + " in the launch (e.g. --set 'launch={...,trips={...}}'), or give the "
+                                                       "data that defines the loop";
+    f.gain_reason = "unknown: the bound does not count this work";
+    for (Finding &other : findings) other.basis += " (from a bound that leaves out work: " + coverage_warning + ")";
+    findings.insert(findings.begin(), std::move(f));
+  }
   json list = json::array();
   int rank = 0;
   for (Finding &f : findings) {

@@ -12,11 +12,15 @@ namespace {
 /// obj[key], or a null document when obj is not an object or lacks it.
 /// (Never `obj.contains(k) ? obj[k] : json()`: the conditional is a
 /// prvalue, so that form copies the whole member.)
-const json &child(const json &obj, const char *key) {
+const json &null_json() {
   static const json kNull;
-  if (!obj.is_object()) return kNull;
+  return kNull;
+}
+
+const json &child(const json &obj, const char *key) {
+  if (!obj.is_object()) return null_json();
   auto it = obj.find(key);
-  return it == obj.end() ? kNull : *it;
+  return it == obj.end() ? null_json() : *it;
 }
 
 double number_or(const json &obj, const char *key, double fallback) {
@@ -46,22 +50,97 @@ bool has_reason(const json &reasons, const char *key) {
   return reasons.is_object() && reasons.contains(key);
 }
 
-/// The count facts of one op record.
+/// The count facts of one op record (or of its `given` overlay).
 struct CountFacts {
   double min = 0;
+  std::optional<double> value;  // best estimate (block 0)
   bool exact = false;
   bool block_dependent = false;
   std::string reason;
+  int unknown_loop = 0;  // line of the enclosing loop whose trip count is unknown
+  std::string hint;      // what would count it ("give trips.\"1106\"")
+  /// Known to run zero times in this launch.
+  [[nodiscard]] bool known_zero() const { return exact && value && *value == 0; }
 };
 
-CountFacts count_of(const json &op) {
+CountFacts count_of(const json &count) {
   CountFacts facts;
-  const json &count = child(op, "count");
   facts.min = number_or(count, "min", 0);
+  if (count.is_object() && count.contains("value") && count["value"].is_number()) facts.value = count["value"].get<double>();
   facts.exact = bool_or(count, "exact", false);
   facts.block_dependent = bool_or(count, "block_dependent", false);
   facts.reason = string_or(count, "reason");
+  facts.unknown_loop = static_cast<int>(number_or(count, "unknown_loop", 0));
+  facts.hint = string_or(count, "hint");
   return facts;
+}
+
+/// Counts and per-block / per-grid quantities of one op record: the record
+/// itself (strict) or its `given` overlay (under the user's facts).
+struct Layer {
+  CountFacts count;
+  const json *block_min = &null_json();
+  const json *block = &null_json();
+  const json *grid = &null_json();
+  const json *total_reasons = &null_json();
+  const json *grid_reasons = &null_json();
+  bool grid_reasons_written = false;  // the extractor states which grid sums are estimates
+};
+
+Layer layer_of(const json &record) {
+  Layer l;
+  l.count = count_of(child(record, "count"));
+  l.block_min = &child(record, "block_min");
+  l.block = &child(record, "block");
+  l.grid = &child(record, "grid");
+  l.total_reasons = &child(record, "total_reasons");
+  l.grid_reasons = &child(record, "grid_reasons");
+  l.grid_reasons_written = l.grid_reasons->is_object();
+  return l;
+}
+
+const json *number_member(const json &obj, const char *key) {
+  if (!obj.is_object()) return nullptr;
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_number() ? &*it : nullptr;
+}
+
+/// The strict amount of one quantity of one layer: the per-block minimum
+/// over all blocks and the grid's exact excess over blocks x minimum;
+/// nullopt (with `why`) when no sound minimum is known.
+std::optional<Amount> measure(const Layer &l, const char *key, std::optional<double> per_exec, bool per_exec_estimated,
+                              double blocks, std::string &why) {
+  const CountFacts &count = l.count;
+  // Nothing executes, or nothing per execution: no work to count.
+  if (count.known_zero() || (per_exec && !per_exec_estimated && *per_exec == 0)) return Amount{};
+  std::optional<double> uniform;
+  if (const json *m = number_member(*l.block_min, key)) {
+    uniform = m->get<double>();
+  } else if (!count.block_dependent) {
+    const json *b = number_member(*l.block, key);
+    if (count.exact && b != nullptr && !has_reason(*l.total_reasons, key)) uniform = b->get<double>();
+    else if (per_exec && !per_exec_estimated) uniform = count.min * *per_exec;
+  } else {
+    // A block-dependent op without the extractor's block_min: block 0 is
+    // not a minimum, so only an exact grid sum counts (below).
+    uniform = 0.0;
+  }
+  if (!uniform) {
+    why = per_exec ? "per-execution value is an estimate" : "per-execution value unknown";
+    return std::nullopt;
+  }
+  Amount out;
+  out.uniform = *uniform;
+  const json *g = number_member(*l.grid, key);
+  bool grid_exact = g != nullptr && blocks > 0 && !has_reason(*l.grid_reasons, key) &&
+                    (l.grid_reasons_written || count.exact);
+  if (grid_exact) out.dependent = std::max(0.0, g->get<double>() - blocks * out.uniform);
+  if (count.block_dependent && out.uniform <= 0 && out.dependent <= 0 && count.min > 0) {
+    why = "depends on the block index and has neither a per-block minimum nor an exact per-grid sum" +
+          (count.reason.empty() ? std::string() : " (" + count.reason + ")");
+    return std::nullopt;
+  }
+  return out;
 }
 
 /// Kernel name without the mix suffix.
@@ -75,10 +154,16 @@ std::string kernel_name(std::string name) {
   return name;
 }
 
-/// Scalar kinds whose instructions cannot be removed by the backend: a
-/// memory access per execution, and HIVM scalar ops (block index, masks).
-bool guaranteed_scalar_kind(const std::string &kind) {
-  return kind == "gm_load" || kind == "gm_store" || kind == "ub_access" || kind == "hivm";
+/// Scalar ops whose instruction cannot be removed by the backend: a memory
+/// access per execution, and HIVM scalar ops that act on the machine (block
+/// index, masks, control registers). `convert_layout` and
+/// `multi_buffer_counter` are left out: no public source says they survive
+/// as an instruction (a layout change or a buffer counter may be resolved at
+/// compile time).
+bool guaranteed_scalar_op(const std::string &kind, const std::string &op) {
+  if (kind == "gm_load" || kind == "gm_store" || kind == "ub_access") return true;
+  if (kind != "hivm") return false;
+  return op != "hivm.hir.convert_layout" && op != "hivm.hir.multi_buffer_counter";
 }
 
 void remember(std::vector<OpRef> &top, OpRef ref, size_t keep = 8) {
@@ -109,6 +194,11 @@ void HivmView::note_missing(const std::string &what, const std::string &op, int 
       return;
     }
   missing.push_back({what, reason, 1, {line}, op});
+}
+
+void HivmView::note_uncounted(Uncounted u) {
+  ++uncounted_total;
+  if (uncounted.size() < kMaxUncounted) uncounted.push_back(std::move(u));
 }
 
 const ComponentWork *HivmView::find(const std::string &core, const std::string &component) const {
@@ -150,6 +240,7 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
   if (!view.aic.present && !view.aiv.present)
     throw pb::sdk::InputError(where + ": no function runs on an AIC or an AIV core");
 
+  const double grid_blocks = view.blocks.value_or(0);
   for (const json &op : ops) {
     std::string core = string_or(op, "core");
     if (core != "aic" && core != "aiv") continue;
@@ -158,38 +249,39 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
     const int line = static_cast<int>(number_or(op, "line", 0));
     const int id = static_cast<int>(number_or(op, "id", -1));
     const std::string loc = string_or(op, "loc");
-    CountFacts count = count_of(op);
+    const Layer strict = layer_of(op);
+    const json &given_obj = child(op, "given");
+    const bool has_given_layer = given_obj.is_object();
+    const Layer given = has_given_layer ? layer_of(given_obj) : Layer{};
     const json &exec = child(op, "exec");
-    const json &block = child(op, "block");
-    const json &grid = child(op, "grid");
-    const json &reasons = child(op, "total_reasons");
     const json &estimated = child(op, "estimated");
+    std::string failure;  // why the last quantity asked for could not be counted
+    const json &instr = child(op, "instructions");
+    double issued_exec = number_or(instr, "issued", 0);
+    double scalar_exec = number_or(instr, "scalar", 0);
 
-    // Sound amount of one per-execution quantity: uniform per block for
-    // block-independent ops, summed over the grid for block-dependent ones.
+    // Sound amount of one per-execution quantity (strict, plus what the
+    // user's facts add); an uncountable quantity is noted in `missing`.
     auto amount = [&](const char *block_key, std::optional<double> per_exec, bool per_exec_estimated,
                       const std::string &what) -> Amount {
-      Amount out;
-      if (!count.block_dependent) {
-        if (count.exact && block.is_object() && block.contains(block_key) && block[block_key].is_number() &&
-            !has_reason(reasons, block_key)) {
-          out.uniform = block[block_key].get<double>();
-        } else if (per_exec && !per_exec_estimated) {
-          out.uniform = count.min * *per_exec;
-        } else if (count.min > 0) {
-          view.note_missing(what, name, line, per_exec ? "per-execution value is an estimate" : "per-execution value unknown");
-        }
-        return out;
+      std::string why;
+      std::optional<Amount> out = measure(strict, block_key, per_exec, per_exec_estimated, grid_blocks, why);
+      std::optional<Amount> with_facts;
+      if (has_given_layer) {
+        std::string ignored;
+        with_facts = measure(given, block_key, per_exec, per_exec_estimated, grid_blocks, ignored);
       }
-      if (count.exact && grid.is_object() && grid.contains(block_key) && grid[block_key].is_number() &&
-          !has_reason(reasons, block_key)) {
-        out.dependent = grid[block_key].get<double>();
-      } else {
-        view.note_missing(what, name, line,
-                          "depends on the block index and has no exact per-grid sum" +
-                              (count.reason.empty() ? std::string() : " (" + count.reason + ")"));
+      Amount result = out.value_or(Amount{});
+      if (with_facts) {
+        result.given_uniform = with_facts->uniform - result.uniform;
+        result.given_dependent = with_facts->dependent - result.dependent;
       }
-      return out;
+      failure.clear();
+      if (!out) {
+        failure = why;
+        if (!with_facts) view.note_missing(what, name, line, why);
+      }
+      return result;
     };
     auto exec_value = [&](const char *key) -> std::optional<double> {
       if (!exec.is_object() || !exec.contains(key) || !exec[key].is_number()) return std::nullopt;
@@ -202,11 +294,72 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
       cw.by_class[work_class].add(a);
       remember(cw.top, {id, line, name, loc, a.uniform + (view.blocks ? a.dependent / *view.blocks : 0)});
     };
+    // Coverage of the op's main quantity on `component`.
+    // `component` "issue" is the core's instruction issue (every op that
+    // issues instructions): it lists nothing itself, it marks whether the
+    // op's instructions are counted for the ops listed by their component.
+    bool issue_counted = false;
+    auto cover = [&](const std::string &component, const char *block_key, std::optional<double> per_exec,
+                     const Amount &a, const char *unit, bool excluded = false, bool list = true) {
+      if (strict.count.known_zero()) return;  // never executes in this launch
+      CoverageRow &row = view.coverage[core + "." + component];
+      row.core = core;
+      row.component = component;
+      row.unit = unit;
+      ++row.ops_present;
+      const json &block = *strict.block;
+      if (block.is_object() && block.contains(block_key) && block[block_key].is_number())
+        row.present += block[block_key].get<double>();
+      else if (per_exec && strict.count.value)
+        row.present += *per_exec * *strict.count.value;
+      else
+        row.present_known = false;
+      if (excluded) {
+        ++row.ops_excluded;
+        --row.ops_present;
+        return;
+      }
+      if (a.uniform > 0 || a.dependent > 0) {
+        ++row.ops_counted;
+        row.counted += a.uniform + (grid_blocks > 0 ? a.dependent / grid_blocks : 0.0);
+        if (!list) issue_counted = true;
+        return;
+      }
+      if (a.with_given().uniform > 0 || a.with_given().dependent > 0) {
+        // Counted in the bound the report gives (assurance given), not in
+        // the strict one.
+        ++row.ops_counted;
+        ++row.ops_given;
+        row.counted += a.with_given().uniform + (grid_blocks > 0 ? a.with_given().dependent / grid_blocks : 0.0);
+        if (!list) issue_counted = true;
+        return;
+      }
+      if (!list) return;
+      Uncounted u;
+      u.issue_counted = issue_counted;
+      u.line = line;
+      u.op = name;
+      u.core = core;
+      u.component = component;
+      u.loop_line = strict.count.unknown_loop;
+      u.hint = strict.count.hint;
+      u.issued_estimate = strict.count.value ? *strict.count.value * std::max(issued_exec, 1.0) : 0.0;
+      if (u.loop_line > 0) {
+        u.reason = "in the loop at line " + std::to_string(u.loop_line) + " whose trip count is unknown";
+        if (u.hint.empty()) u.hint = "give trips.\"" + std::to_string(u.loop_line) + "\"";
+      } else if (!failure.empty()) {
+        u.reason = failure;
+      } else if (strict.count.min <= 0) {
+        u.reason = "its guaranteed execution count is 0" +
+                   (strict.count.reason.empty() ? std::string() : " (" + strict.count.reason + ")");
+      } else {
+        u.reason = "its work could not be counted";
+      }
+      if (u.hint.empty() && strict.count.min <= 0) u.hint = "give the launch values or data facts its count depends on";
+      view.note_uncounted(std::move(u));
+    };
 
     // Issued instructions: as written, and the part that must exist.
-    const json &instr = child(op, "instructions");
-    double issued_exec = number_or(instr, "issued", 0);
-    double scalar_exec = number_or(instr, "scalar", 0);
     const std::string scalar_kind = string_or(op, "scalar_kind");
     Amount issued = amount("issued_instructions", issued_exec, false, "issued instructions");
     view.issued_as_written[core].add(issued);
@@ -214,22 +367,35 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
     view.scalar_as_written[core].add(scalar);
     bool is_scalar_op = scalar_exec > 0 || (!scalar_kind.empty() && issued_exec == 0);
     if (!is_scalar_op) {
-      view.issued_guaranteed[core].add(issued);  // vector, DMA, cube, sync: real instructions
-    } else if (guaranteed_scalar_kind(scalar_kind)) {
+      // One instruction per cube op is all that must exist; the extractor's
+      // as-written count (load, mmad, bookkeeping) has no public source for
+      // a fixed number. Vector, DMA, sync: their instructions as counted.
+      Amount must = cls == "cube" && issued_exec > 1 ? amount("count", 1.0, false, "cube instructions") : issued;
+      view.issued_guaranteed[core].add(must);
+      if (issued_exec > 0) cover("issue", "issued_instructions", issued_exec, must, "instruction", false, false);
+    } else if (guaranteed_scalar_op(scalar_kind, name)) {
       // One machine instruction per execution, whatever the op's IR count.
       Amount one = amount("count", 1.0, false, "scalar instructions");
       view.issued_guaranteed[core].add(one);
       add_work("scalar", scalar_kind, one);
+      cover("issue", "count", 1.0, one, "instruction", false, false);
+      cover("scalar", "count", 1.0, one, "instruction");
       remember(view.issue_top[core], {id, line, name, loc, one.uniform + (view.blocks ? one.dependent / *view.blocks : 0)});
+    } else {
+      cover("scalar", "scalar_instructions", scalar_exec, scalar, "instruction", true);
     }
 
     const json &pipes = child(op, "pipes");
     if (cls == "cube") {
       std::optional<double> flop = exec_value("flop");
       std::string dtype = string_or(exec, "dtype", "unknown");
-      add_work("cube", dtype, amount("flop", flop, listed(estimated, "flop"), "cube FLOP"));
+      Amount cube_flop = amount("flop", flop, listed(estimated, "flop"), "cube FLOP");
+      add_work("cube", dtype, cube_flop);
+      cover("cube", "flop", flop, cube_flop, "FLOP");
       std::optional<double> mte1 = exec_value("mte1_bytes");
-      add_work("mte1", "l1_to_l0a", amount("mte1_bytes", mte1, listed(estimated, "mte1_bytes"), "MTE1 bytes"));
+      Amount mte1_bytes = amount("mte1_bytes", mte1, listed(estimated, "mte1_bytes"), "MTE1 bytes");
+      add_work("mte1", "l1_to_l0a", mte1_bytes);
+      cover("mte1", "mte1_bytes", mte1, mte1_bytes, "B");
       continue;
     }
     if (cls.rfind("vector_", 0) == 0 && listed(pipes, "V")) {
@@ -240,18 +406,23 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
       if (repeats) {
         Amount instructions = amount("issued_instructions", issued_exec, false, "vector instructions");
         view.vector_instructions[core].add(instructions);
+        Amount r = amount("repeats", repeats, listed(estimated, "repeats"), "vector repeats");
         double masked = exec_value("masked_lanes").value_or(0), elements = exec_value("elements").value_or(0);
         if (masked > 0 && masked + elements > 0) {
-          Amount r = amount("repeats", repeats, listed(estimated, "repeats"), "vector repeats");
           double share = masked / (masked + elements);
-          view.vector_wasted_repeats[core].add({r.uniform * share, r.dependent * share});
+          view.vector_wasted_repeats[core].add(
+              {r.uniform * share, r.dependent * share, r.given_uniform * share, r.given_dependent * share});
         }
-        add_work("vector", cls, amount("repeats", repeats, listed(estimated, "repeats"), "vector repeats"));
+        add_work("vector", cls, r);
+        cover("vector", "repeats", repeats, r, "repeat");
       } else if (std::optional<double> bytes = exec_value("bytes")) {
-        add_work("vector", "bytes:" + string_or(exec, "path", "ub_to_ub"),
-                 amount("bytes", bytes, listed(estimated, "bytes"), "vector bytes"));
-      } else if (count.min > 0) {
+        Amount moved = amount("bytes", bytes, listed(estimated, "bytes"), "vector bytes");
+        add_work("vector", "bytes:" + string_or(exec, "path", "ub_to_ub"), moved);
+        cover("vector", "bytes", bytes, moved, "B");
+      } else if (strict.count.min > 0) {
         view.note_missing("vector work", name, line, "neither repeats nor bytes are known");
+        failure = "neither repeats nor bytes are known";
+        cover("vector", "repeats", std::nullopt, Amount{}, "repeat");
       }
       continue;
     }
@@ -261,9 +432,13 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
       std::string path = string_or(exec, "path", "unknown");
       std::optional<double> bytes = exec_value("bytes");
       Amount moved = amount("bytes", bytes, listed(estimated, "bytes"), "DMA bytes");
-      if (!component.empty()) add_work(component, path, moved);
+      if (!component.empty()) {
+        add_work(component, path, moved);
+        cover(component, "bytes", bytes, moved, "B");
+      }
       std::string src = string_or(exec, "src"), dst = string_or(exec, "dst");
-      if ((src == "gm" || dst == "gm") && (moved.uniform > 0 || moved.dependent > 0)) {
+      if ((src == "gm" || dst == "gm") && (moved.grid(grid_blocks) > 0 || moved.uniform > 0 ||
+                                           moved.with_given().uniform > 0 || moved.with_given().dependent > 0)) {
         Transfer t;
         t.write = dst == "gm";
         t.transfer_bytes = bytes.value_or(0);
@@ -288,7 +463,7 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
   if (sync.is_object() && sync.contains("barriers") && sync["barriers"].is_array()) {
     for (const json &b : sync["barriers"]) {
       std::string core = string_or(b, "core"), pipe = string_or(b, "pipe"), kind = string_or(b, "kind");
-      CountFacts count = count_of(b);
+      CountFacts count = count_of(child(b, "count"));
       auto it = std::find_if(view.barriers.begin(), view.barriers.end(), [&](const BarrierStats &s) {
         return s.core == core && s.pipe == pipe && s.kind == kind;
       });
@@ -349,6 +524,11 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
   }
   if (program.contains("unmodelled") && program["unmodelled"].is_array())
     for (const json &u : program["unmodelled"]) view.unmodelled.push_back(string_or(u, "op"));
+  // The user's facts, echoed into every report that uses them.
+  const json &facts = child(program, "given_facts");
+  if (facts.is_array())
+    for (const json &f : facts)
+      view.given_facts.push_back({string_or(f, "key"), child(f, "fact").dump(), static_cast<int>(number_or(f, "ops", 0))});
   return view;
 }
 
@@ -367,7 +547,10 @@ namespace pb::models {
 
 namespace {
 
-json amount_row(const Amount &a) { return json::array({a.uniform, a.dependent}); }
+json amount_row(const Amount &a) {
+  if (a.has_given()) return json::array({a.uniform, a.dependent, a.given_uniform, a.given_dependent});
+  return json::array({a.uniform, a.dependent});
+}
 
 json ref_row(const OpRef &r) { return json::array({r.id, r.line, r.op, r.loc, r.per_block}); }
 
@@ -416,9 +599,12 @@ class WorkReader {
     return v.get<bool>();
   }
   Amount amount(const json &v, const char *key) const {
-    if (!v.is_array() || v.size() != 2)
-      throw pb::sdk::InputError(where_ + ": " + key + ": an amount is [per-block uniform, grid dependent]");
-    return {number(v[0], key), number(v[1], key)};
+    if (!v.is_array() || (v.size() != 2 && v.size() != 4))
+      throw pb::sdk::InputError(where_ + ": " + key +
+                                ": an amount is [per-block minimum, grid excess] or [per-block minimum, grid excess, "
+                                "given per-block, given grid excess]");
+    if (v.size() == 2) return {number(v[0], key), number(v[1], key), 0, 0};
+    return {number(v[0], key), number(v[1], key), number(v[2], key), number(v[3], key)};
   }
   std::map<std::string, Amount> amounts(const json &obj, const char *key) const {
     std::map<std::string, Amount> out;
@@ -514,6 +700,19 @@ json HivmView::to_work() const {
   for (const Missing &m : missing) rows.push_back(json::array({m.what, m.reason, m.ops, ints(m.lines), m.first_op}));
   doc["missing"] = std::move(rows);
   doc["unmodelled"] = unmodelled;
+  rows = json::array();
+  for (const auto &[key, c] : coverage)
+    rows.push_back(json::array({c.core, c.component, c.unit, c.ops_present, c.ops_counted, c.ops_given, c.ops_excluded,
+                                c.present, c.counted, c.present_known}));
+  doc["coverage"] = std::move(rows);
+  rows = json::array();
+  for (const Uncounted &u : uncounted)
+    rows.push_back(json::array({u.line, u.op, u.core, u.component, u.reason, u.hint, u.loop_line, u.issued_estimate, u.issue_counted}));
+  doc["uncounted"] = std::move(rows);
+  doc["uncounted_total"] = uncounted_total;
+  rows = json::array();
+  for (const GivenFact &f : given_facts) rows.push_back(json::array({f.key, f.fact, f.ops}));
+  doc["given_facts"] = std::move(rows);
   return doc;
 }
 
@@ -609,6 +808,42 @@ HivmView HivmView::from_work(const json &work, const std::string &origin) {
                             static_cast<int>(in.number(r[2], "missing")), in.lines(r[3], "missing"), in.text(r[4], "missing")});
   }
   for (const json &u : in.member("unmodelled", true)) view.unmodelled.push_back(in.text(u, "unmodelled"));
+  // Members added with coverage; a document written before them has none.
+  static const json kEmptyRows = json::array();
+  auto optional_rows = [&](const char *key) -> const json & { return work.contains(key) ? in.member(key, true) : kEmptyRows; };
+  const json &coverage = optional_rows("coverage");
+  for (size_t idx = 0; idx < coverage.size(); ++idx) {
+    const json &r = in.row(coverage, "coverage", idx, 10);
+    CoverageRow c;
+    c.core = in.text(r[0], "coverage");
+    c.component = in.text(r[1], "coverage");
+    c.unit = in.text(r[2], "coverage");
+    c.ops_present = static_cast<int>(in.number(r[3], "coverage"));
+    c.ops_counted = static_cast<int>(in.number(r[4], "coverage"));
+    c.ops_given = static_cast<int>(in.number(r[5], "coverage"));
+    c.ops_excluded = static_cast<int>(in.number(r[6], "coverage"));
+    c.present = in.number(r[7], "coverage");
+    c.counted = in.number(r[8], "coverage");
+    c.present_known = in.flag(r[9], "coverage");
+    std::string key = c.core + "." + c.component;
+    view.coverage.emplace(std::move(key), std::move(c));
+  }
+  const json &uncounted = optional_rows("uncounted");
+  for (size_t idx = 0; idx < uncounted.size(); ++idx) {
+    const json &r = in.row(uncounted, "uncounted", idx, 9);
+    view.uncounted.push_back({static_cast<int>(in.number(r[0], "uncounted")), in.text(r[1], "uncounted"),
+                              in.text(r[2], "uncounted"), in.text(r[3], "uncounted"), in.text(r[4], "uncounted"),
+                              in.text(r[5], "uncounted"), static_cast<int>(in.number(r[6], "uncounted")),
+                              in.number(r[7], "uncounted"), in.flag(r[8], "uncounted")});
+  }
+  view.uncounted_total = work.contains("uncounted_total") ? static_cast<int>(in.number(work["uncounted_total"], "uncounted_total"))
+                                                          : static_cast<int>(view.uncounted.size());
+  const json &facts = optional_rows("given_facts");
+  for (size_t idx = 0; idx < facts.size(); ++idx) {
+    const json &r = in.row(facts, "given_facts", idx, 3);
+    view.given_facts.push_back({in.text(r[0], "given_facts"), in.text(r[1], "given_facts"),
+                                static_cast<int>(in.number(r[2], "given_facts"))});
+  }
   return view;
 }
 

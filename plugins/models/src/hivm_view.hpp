@@ -3,14 +3,18 @@
 // One pass over a perfbound.hivm_program/1 document turns its op records
 // into the work the terms need, split the way a sound per-core bound needs
 // it: for every (core type, component, work class)
-//   - `uniform`: work every block does, per block (summed over the block's
-//     core instances): ops whose count does not depend on the block index,
-//     counted with their guaranteed minimum count;
-//   - `dependent`: work of block-dependent ops summed over the whole grid
-//     (the extractor's exact per-grid sums), since block 0 is not a
-//     minimum for them.
+//   - `uniform`: the work every block does at least, per block (summed over
+//     the block's core instances): the per-block minimum over all blocks of
+//     the grid (the extractor's `block_min`), for block-dependent ops too;
+//   - `dependent`: what the grid does beyond `blocks x uniform` (from the
+//     extractor's exact per-grid sums; 0 when no exact sum exists, which
+//     leaves the mean form at blocks x the minimum: still a lower bound).
+// Work under user-given data facts (launch `trips` / `data`, assurance
+// `given`) is kept apart as `given_uniform` / `given_dependent`: the strict
+// figures never include it.
 // A quantity the extractor marks estimated or unknown contributes nothing
-// and is listed in `missing` (the bound stays a lower bound without it).
+// and is listed in `missing` and in `uncounted` (the bound stays a lower
+// bound without it, and the report says what it left out).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PERFBOUND_MODELS_HIVM_VIEW_HPP
@@ -27,17 +31,27 @@ namespace pb::models {
 
 using json = pb::sdk::json;
 
-/// Work of one class: per block for block-independent ops, per grid for
-/// block-dependent ones.
+/// Work of one class: the per-block minimum and the grid's excess over it,
+/// strict, plus what user-given facts add to each.
 struct Amount {
-  double uniform = 0;    // per block, all instances of the block together
-  double dependent = 0;  // summed over every block of the grid
+  double uniform = 0;          // per-block minimum over all blocks, all instances of the block together
+  double dependent = 0;        // grid total minus blocks x uniform
+  double given_uniform = 0;    // added to `uniform` under the user's facts
+  double given_dependent = 0;  // added to `dependent` under the user's facts
   void add(const Amount &other) {
     uniform += other.uniform;
     dependent += other.dependent;
+    given_uniform += other.given_uniform;
+    given_dependent += other.given_dependent;
   }
-  /// Total over a grid of `blocks` blocks.
+  /// Total over a grid of `blocks` blocks (strict).
   [[nodiscard]] double grid(double blocks) const { return uniform * blocks + dependent; }
+  /// Whether the user's facts change anything.
+  [[nodiscard]] bool has_given() const { return given_uniform != 0 || given_dependent != 0; }
+  /// The amount under the user's facts (strict when none was given).
+  [[nodiscard]] Amount with_given() const { return {uniform + given_uniform, dependent + given_dependent, 0, 0}; }
+  /// Strict (false) or with the user's facts (true).
+  [[nodiscard]] Amount pick(bool given) const { return given ? with_given() : Amount{uniform, dependent, 0, 0}; }
 };
 
 /// An op that contributed, for evidence and findings.
@@ -118,6 +132,39 @@ struct FallbackOp {
   std::string loc;
 };
 
+/// Coverage of one (core type, component): what the IR holds against what
+/// the terms count (per block, strict; `given` under the user's facts).
+/// Component "issue" is the core's instruction issue: every op that issues
+/// instructions, counted when its instructions enter the issue floor.
+struct CoverageRow {
+  std::string core, component;
+  int ops_present = 0;   // op records with work on this component that execute (or may) in this launch
+  int ops_counted = 0;   // of those, ops whose work entered the amounts (strict or under the user's facts)
+  int ops_given = 0;     // of the counted, those counted only under the user's facts
+  int ops_excluded = 0;  // ops left out by rule (scalar instructions the backend may fold)
+  double present = 0;    // best-estimate work per block (block 0), in `unit`
+  double counted = 0;    // counted work per block (strict): the minimum plus the grid excess spread over the blocks
+  bool present_known = true;  // false when some op's best estimate is unknown
+  std::string unit;      // B, FLOP, repeat, instruction
+  [[nodiscard]] double share() const { return ops_present > 0 ? double(ops_counted) / ops_present : 1.0; }
+};
+
+/// One op whose work the bound does not count, and what would count it.
+struct Uncounted {
+  int line = 0;
+  std::string op, core, component, reason, hint;
+  int loop_line = 0;  // the loop with the unknown trip count, when that is the cause
+  double issued_estimate = 0;  // best-estimate instructions per block (block 0; 0 when unknown): what it would weigh
+  bool issue_counted = false;  // its instructions are counted by the issue floor although its work is not
+};
+
+/// A user-given fact, echoed from the extractor.
+struct GivenFact {
+  std::string key;   // trips."1106", data."7"
+  std::string fact;  // the fact as JSON text
+  int ops = 0;       // op records it changed
+};
+
 struct CoreType {
   bool present = false;
   double instances = 1;  // core instances per block
@@ -146,6 +193,11 @@ struct HivmView {
   std::map<std::string, Amount> vector_instructions;    // per core: vector instructions issued
   std::vector<Missing> missing;
   std::vector<std::string> unmodelled;  // op names the extractor did not model
+  std::map<std::string, CoverageRow> coverage;  // key "core.component"
+  std::vector<Uncounted> uncounted;              // the first kMaxUncounted
+  int uncounted_total = 0;                       // all of them
+  std::vector<GivenFact> given_facts;
+  static constexpr size_t kMaxUncounted = 200;
 
   /// Reads a perfbound.hivm_program/1 document; throws
   /// pb::sdk::InputError naming `origin` when a required member is absent
@@ -160,6 +212,9 @@ struct HivmView {
   static HivmView from_work(const json &work, const std::string &origin);
 
   void note_missing(const std::string &what, const std::string &op, int line, const std::string &reason);
+  void note_uncounted(Uncounted u);
+  /// Whether any amount depends on a user-given fact.
+  [[nodiscard]] bool has_given() const { return !given_facts.empty(); }
   [[nodiscard]] bool mix() const { return aic.present && aiv.present; }
   [[nodiscard]] const ComponentWork *find(const std::string &core, const std::string &component) const;
 };

@@ -1,8 +1,13 @@
 //===- render.cpp - text and Markdown views of the models' documents ------===//
 #include "render.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <sstream>
+#include <vector>
 
+#include "render_html.hpp"
+#include "render_trace.hpp"
 #include "term.hpp"
 
 namespace pb::models {
@@ -30,7 +35,8 @@ std::string where_text(const json &limit) {
 std::string limit_line(const json &limit) {
   if (!limit.is_object() || !limit["value"].is_number()) return seconds_text(limit);
   std::string out = seconds_text(limit) + " (" + where_text(limit) + ", " + str(limit, "assurance");
-  if (str(limit, "assurance") == "argued") out += "; strict " + seconds_text(limit["strict"]);
+  if (str(limit, "assurance") == "argued" || str(limit, "assurance") == "given")
+    out += "; strict " + seconds_text(limit["strict"]);
   return out + ")";
 }
 
@@ -67,6 +73,101 @@ void findings_text(std::ostringstream &os, const json &findings, bool md) {
   }
 }
 
+std::string percent(double share) {
+  // Floor to one decimal: 99.96 % counted is not "100 %".
+  std::ostringstream os;
+  os.setf(std::ios::fixed);
+  os.precision(share >= 1.0 ? 0 : 1);
+  os << (share >= 1.0 ? 100.0 : std::floor(share * 1000) / 10) << " %";
+  return os.str();
+}
+
+std::string fact_text(const json &f) {
+  return str(f, "key", "?") + " = " + (f.contains("fact") ? f["fact"].dump() : std::string("?"));
+}
+
+/// Coverage: per core and component, ops counted against ops present, and
+/// every op left out with what would count it.
+void coverage_text(std::ostringstream &os, const json &doc, bool md) {
+  const json &cov = doc.contains("coverage") ? doc["coverage"] : json();
+  if (!cov.is_object()) return;
+  const json &hivm = cov.contains("hivm") ? cov["hivm"] : json();
+  if (md) os << "\n### Coverage\n\n";
+  else os << "\ncoverage\n";
+  if (cov.contains("warning") && cov["warning"].is_string())
+    os << (md ? "**Warning:** " : "  WARNING: ") << cov["warning"].get<std::string>() << "\n" << (md ? "\n" : "");
+  if (hivm.is_object() && hivm.contains("by_component")) {
+    if (md) os << "| core | component | ops counted / present | of those, only with given facts | left out by rule | work counted / present per block |\n|---|---|---|---|---|---|\n";
+    for (const json &r : hivm["by_component"]) {
+      std::string work = r["work_present_per_block"].is_number()
+                             ? u::format_number(r.value("work_counted_per_block", 0.0)) + " / " +
+                                   u::format_number(r["work_present_per_block"].get<double>()) + " " + str(r, "unit", "")
+                             : u::format_number(r.value("work_counted_per_block", 0.0)) + " / unknown " + str(r, "unit", "");
+      std::string ops = std::to_string(r.value("ops_counted", 0)) + " / " + std::to_string(r.value("ops_present", 0));
+      if (md)
+        os << "| " << str(r, "core") << " | " << str(r, "component") << " | " << ops << " | " << r.value("ops_given_only", 0)
+           << " | " << r.value("ops_left_out_by_rule", 0) << " | " << work << " |\n";
+      else
+        os << "  " << str(r, "core") << " " << str(r, "component") << std::string(std::max<size_t>(1, 9 - str(r, "component").size()), ' ')
+           << "ops " << ops << " (" << percent(r.value("share", 1.0)) << ")"
+           << (r.value("ops_given_only", 0) > 0 ? ", " + std::to_string(r.value("ops_given_only", 0)) + " of them only with given facts" : "")
+           << (r.value("ops_left_out_by_rule", 0) > 0 ? ", " + std::to_string(r.value("ops_left_out_by_rule", 0)) + " left out by rule" : "")
+           << "; work per block " << work << "\n";
+    }
+    const json &nc = hivm.contains("not_counted") ? hivm["not_counted"] : json::array();
+    int total = hivm.value("not_counted_total", 0);
+    if (total > 0) {
+      os << (md ? "\nNot counted (" : "  not counted (") << total << " op" << (total == 1 ? "" : "s")
+         << (static_cast<int>(nc.size()) < total ? ", first " + std::to_string(nc.size()) + " listed" : "") << ")"
+         << (md ? ":\n\n| line | op | core | component | reason | would count it |\n|---|---|---|---|---|---|\n" : ":\n");
+      // Text lists a few; Markdown and JSON list them all.
+      size_t shown = 0;
+      for (const json &u : nc) {
+        if (!md && ++shown > 12) {
+          os << "    ... " << (total - 12) << " more (see --format md or json)\n";
+          break;
+        }
+        std::string hint = u["hint"].is_string() ? u["hint"].get<std::string>() : "";
+        if (md)
+          os << "| " << u.value("line", 0) << " | `" << str(u, "op") << "` | " << str(u, "core") << " | " << str(u, "component")
+             << " | " << str(u, "reason") << " | " << (hint.empty() ? "-" : "`" + hint + "`") << " |\n";
+        else
+          os << "    line " << u.value("line", 0) << "  " << str(u, "op") << " (" << str(u, "core") << " " << str(u, "component")
+             << "): " << str(u, "reason") << (hint.empty() ? "" : "; " + hint) << "\n";
+      }
+    } else {
+      os << (md ? "\nEvery op with work is counted.\n" : "  every op with work is counted\n");
+    }
+  }
+  if (cov.contains("dsl") && cov["dsl"].is_object()) {
+    const json &unresolved = cov["dsl"]["unresolved"];
+    if (unresolved.is_array() && !unresolved.empty()) {
+      os << (md ? "\nTTIR facts not resolved:\n\n" : "  TTIR facts not resolved:\n");
+      for (const json &u : unresolved)
+        os << (md ? "- " : "    ") << str(u, "what") << ": " << str(u, "reason")
+           << (u.contains("line") && u["line"].is_number() ? " (line " + std::to_string(u["line"].get<int>()) + ")" : "") << "\n";
+    }
+  }
+  if (doc.contains("given_facts") && doc["given_facts"].is_array() && !doc["given_facts"].empty()) {
+    os << (md ? "\nGiven facts (the bound holds if these hold):\n\n" : "  given facts (the bound holds if these hold):\n");
+    for (const json &f : doc["given_facts"]) os << (md ? "- `" : "    ") << fact_text(f) << (md ? "`" : "") << "\n";
+  }
+}
+
+/// Everything the terms and limits did not count, in one list.
+void not_counted_text(std::ostringstream &os, const json &doc, bool md) {
+  std::vector<std::string> lines;
+  for (const json &t : doc["terms"])
+    if (t.contains("not_counted") && t["not_counted"].is_array())
+      for (const json &n : t["not_counted"]) {
+        std::string line = str(t, "tier") + " " + str(t, "term") + ": " + str(n, "what") + " (" + str(n, "reason") + ")";
+        if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+      }
+  if (lines.empty()) return;
+  os << (md ? "\n### Not counted by the terms\n\n" : "\nnot counted by the terms\n");
+  for (const std::string &l : lines) os << (md ? "- " : "  ") << l << "\n";
+}
+
 std::string report(const json &doc, bool md) {
   std::ostringstream os;
   const json &bound = doc["bound"];
@@ -80,7 +181,7 @@ std::string report(const json &doc, bool md) {
                                       (bound["binding_core"].is_string() ? bound["binding_core"].get<std::string>() + " " : "") +
                                       str(bound, "binding_component") + ", " + str(bound, "assurance")
                                 : "";
-  if (bound["value"].is_number() && str(bound, "assurance") == "argued")
+  if (bound["value"].is_number() && (str(bound, "assurance") == "argued" || str(bound, "assurance") == "given"))
     bound_where += "; strict " + seconds_text(bound["strict"]);
   if (md) {
     os << "## perfbound: `" << kernel << "` on " << profile << "\n\n";
@@ -104,6 +205,8 @@ std::string report(const json &doc, bool md) {
     if (a.contains("gaps"))
       for (const auto &[name, g] : a["gaps"].items())
         os << "| " << name << " | " << seconds_text(g) << " | " << str(g, "meaning") << " | " << str(g, "basis") << " |\n";
+    coverage_text(os, doc, true);
+    not_counted_text(os, doc, true);
     os << "\n### Findings\n\n";
     findings_text(os, doc["findings"], true);
     return os.str();
@@ -127,6 +230,8 @@ std::string report(const json &doc, bool md) {
   os << "\nattribution (reference " << seconds_text(a["reference"]) << ", gap " << seconds_text(a["gap"]) << ")\n";
   if (a.contains("gaps"))
     for (const auto &[name, g] : a["gaps"].items()) os << "  " << name << "  " << seconds_text(g) << "  " << str(g, "meaning") << "\n";
+  coverage_text(os, doc, false);
+  not_counted_text(os, doc, false);
   os << "\nfindings\n";
   findings_text(os, doc["findings"], false);
   return os.str();
@@ -191,6 +296,13 @@ std::optional<std::string> render_document(std::string_view schema, const pb::sd
   }
   if (schema == kSweepSchema) return sweep(doc, md);
   return std::nullopt;
+}
+
+std::optional<std::string> render_document(std::string_view schema, const pb::sdk::json &doc, std::string_view format,
+                                           const pb::sdk::json *profile) {
+  if (format == "html") return render_html(schema, doc, profile);
+  if (format == "trace") return schema == kReportSchema ? std::optional<std::string>(render_trace(doc).dump(1) + "\n") : std::nullopt;
+  return render_document(schema, doc, format);
 }
 
 }  // namespace pb::models

@@ -14,6 +14,12 @@ namespace pb::models {
 /// or "md"; nullopt for other schemas or formats.
 std::optional<std::string> render_document(std::string_view schema, const pb::sdk::json &doc, std::string_view format);
 
+/// As above, and also "html" (a fragment, render_html.hpp; `profile` draws
+/// the roofline's ceilings, may be null) and "trace" (a bound_report's
+/// schedule as trace-event JSON, render_trace.hpp).
+std::optional<std::string> render_document(std::string_view schema, const pb::sdk::json &doc, std::string_view format,
+                                           const pb::sdk::json *profile);
+
 }  // namespace pb::models
 
 #endif  // PERFBOUND_MODELS_RENDER_HPP

@@ -12,6 +12,7 @@
 #include <perfbound/pb_host_ext_profile.h>
 
 #include "render.hpp"
+#include "render_html.hpp"
 #include "term.hpp"
 
 namespace pb::models {
@@ -668,7 +669,7 @@ namespace {
 
 constexpr const char *kSweepHelp =
     R"HELP(usage: perfbound sweep --dsl FACTS.json --configs SPEC.json [--profile NAME|DIR]
-                       [--threshold-us T] [--factor F] [--format json|text|md] [--out FILE]
+                       [--threshold-us T] [--factor F] [--format json|text|md|html] [--out FILE]
 
 DSL-tier lower bounds of many launch configurations of one kernel, as an
 autotuner would ask, evaluated in closed form from the kernel's dsl_facts
@@ -747,8 +748,8 @@ int sweep_main(const pb::sdk::Host &host, const std::vector<std::string> &args) 
     std::cerr << "perfbound sweep: --dsl and --configs are required\n" << kSweepHelp;
     return 2;
   }
-  if (format != "json" && format != "text" && format != "md") {
-    std::cerr << "perfbound sweep: --format must be json, text or md\n";
+  if (format != "json" && format != "text" && format != "md" && format != "html") {
+    std::cerr << "perfbound sweep: --format must be json, text, md or html\n";
     return 2;
   }
   auto read_json = [](const std::string &path) {
@@ -770,12 +771,15 @@ int sweep_main(const pb::sdk::Host &host, const std::vector<std::string> &args) 
                            [](void *data, const char *text, size_t size) { static_cast<std::string *>(data)->append(text, size); },
                            &profile_text);
   if (st != PB_OK) throw pb::sdk::InputError("profile '" + profile + "' could not be loaded");
-  Rates rates = Rates::from_profile(json::parse(profile_text), "profile " + profile);
+  const json profile_doc = json::parse(profile_text);
+  Rates rates = Rates::from_profile(profile_doc, "profile " + profile);
   SweepModel model = SweepModel::build(dsl, rates, dsl_path);
   std::vector<SweepConfig> configs = model.expand(spec, spec_path);
   json doc = model.run(configs, threshold, factor);
   doc["profile"] = rates.profile_name;
-  std::string text = format == "json" ? doc.dump(1) + "\n" : *render_document(kSweepSchema, doc, format);
+  std::string text = format == "json"   ? doc.dump(1) + "\n"
+                     : format == "html" ? render_html_page(kSweepSchema, doc, &profile_doc)
+                                        : *render_document(kSweepSchema, doc, format);
   if (out_path.empty()) {
     std::cout << text;
   } else {

@@ -8,6 +8,7 @@ namespace pb::models {
 const char *assurance_name(Assurance a) {
   switch (a) {
     case Assurance::Strict: return "strict";
+    case Assurance::Given: return "given";
     case Assurance::Argued: return "argued";
     case Assurance::Diagnostic: return "diagnostic";
   }
@@ -16,6 +17,7 @@ const char *assurance_name(Assurance a) {
 
 Assurance assurance_from(const std::string &name, Assurance fallback) {
   if (name == "strict") return Assurance::Strict;
+  if (name == "given") return Assurance::Given;
   if (name == "argued") return Assurance::Argued;
   if (name == "diagnostic") return Assurance::Diagnostic;
   return fallback;
@@ -74,11 +76,14 @@ void Term::settle() {
   component = best->component;
   core = best->core;
   strict_value = best_strict != nullptr ? best_strict->strict_value : Time::known(0);
+  // The term rests on the weakest claim of any component that lifts it
+  // above its strict value.
   assurance = Assurance::Strict;
-  for (const ComponentValue &cv : per_component)
-    if (cv.assurance == Assurance::Argued && cv.value.seconds && cv.strict_value.seconds &&
-        *cv.value.seconds > *cv.strict_value.seconds)
-      assurance = Assurance::Argued;
+  if (value.seconds && strict_value.seconds && *value.seconds > *strict_value.seconds)
+    for (const ComponentValue &cv : per_component)
+      if ((cv.assurance == Assurance::Argued || cv.assurance == Assurance::Given) && cv.value.seconds &&
+          cv.strict_value.seconds && *cv.value.seconds > *cv.strict_value.seconds)
+        assurance = weaker(assurance, cv.assurance);
   if (any_unknown)
     not_counted.push_back({"components with an unknown value", unknown_reason});
 }

@@ -7,6 +7,9 @@
 // Assurance, the one notion this file adds to the published contract:
 //   strict      every rate is theoretical or a calibrated peak and every
 //               count a guaranteed minimum (`sound: true`);
+//   given       as strict, but some count holds only if a fact the user
+//               gave about the data holds (launch `trips` / `data`); the
+//               report echoes the facts; `strict_value` is without them;
 //   argued      uses a sustained figure for which docs/model.md §2 gives a
 //               written argument that the result is still a lower bound;
 //               `strict_value` is the value without it (`sound: false`);
@@ -36,9 +39,12 @@ inline constexpr const char *kHivmSchema = "perfbound.hivm_program/1";
 inline constexpr const char *kHivmWorkSchema = "perfbound.hivm_work/1";
 inline constexpr const char *kProfileSchema = "perfbound.profile/1";
 
-enum class Assurance { Strict, Argued, Diagnostic };
+/// Ordered from the strongest claim to the weakest: a value that rests on
+/// several takes the weakest (`weaker`).
+enum class Assurance { Strict, Given, Argued, Diagnostic };
 const char *assurance_name(Assurance a);
 Assurance assurance_from(const std::string &name, Assurance fallback);
+inline Assurance weaker(Assurance a, Assurance b) { return a > b ? a : b; }
 
 /// A time in seconds that may be unknown (null + reason, never 0).
 struct Time {
@@ -55,7 +61,7 @@ struct ComponentValue {
   std::string core;       // aic | aiv | "" (chip-level)
   std::string component;  // cube, vector, scalar, mte1, mte2, mte3, fixpipe, hbm
   Time value;
-  Time strict_value;      // without argued figures
+  Time strict_value;      // without argued figures and without given facts
   Assurance assurance = Assurance::Strict;
   json work = json::object();
   json rate;              // the rate record(s), or null

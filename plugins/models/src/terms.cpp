@@ -23,10 +23,20 @@ const char *const kArgumentPacketEfficiency =
     "measured kernel moved s-byte transfers faster than that.";
 const char *const kArgumentAsWritten =
     "Counts one issued instruction per HIVM operation as the extractor writes it. The backend may fold casts and "
-    "strength-reduce address arithmetic, so this is an estimate chosen by the pipeline, not a guaranteed count.";
+    "strength-reduce address arithmetic, so this is an estimate, not a lower bound: diagnostic, never in a limit.";
 const char *const kArgumentIssueRate =
-    "The scalar unit of a core issues every instruction (scalar, vector, DMA, synchronisation) in order, at most "
-    "issue_per_cycle per cycle (1 by default: single issue; ARCHITECTURE.md §5, MODEL_DESIGN §4).";
+    "Huawei documents that an AI Core reads its instructions in sequence and decodes them in sequence, executing "
+    "scalar instructions directly and dispatching the others to the per-pipe queues (Huawei support, Ascend "
+    "'Pipeline' chapter, EDOC1100164852; hiascend Ascend C 'Control Units'): every instruction of a core passes one "
+    "in-order decode stream. No public document gives that stream's width, so issue_per_cycle (1 by default) is "
+    "argued, not theoretical: a core that decoded w instructions per cycle would lower this figure w-fold. The "
+    "strict value leaves the issue rate out.";
+const char *const kArgumentColdCache =
+    "The HBM floor assumes every counted GM byte crosses HBM once. That holds when the L2 is cold at launch (a "
+    "harness that flushes before each sample) and, by the L2's capacity, for the bytes beyond it; with a warm L2 "
+    "(msprof's back-to-back launches) data that fits in the 192 MiB L2 may come from the L2 instead. Set the memory "
+    "node's cache = \"cold\" when the measurement is known to be cold (then the floor is strict), cache = \"warm\" to "
+    "leave it out.";
 
 namespace {
 
@@ -58,7 +68,9 @@ ClassRate byte_rate(const Rate<u::BytesPerSecond> &r) { return typed_rate<u::Byt
 RateRecord issue_record(const TermOptions &options, const Rates &rates) {
   return {"instruction issue (per core)", options.issue_per_cycle * rates.clock.value(), "instruction/s",
           RateKind::Theoretical, "parameter issue_per_cycle x profile:clock.frequency",
-          u::format_number(options.issue_per_cycle) + " instruction(s) per cycle", ""};
+          u::format_number(options.issue_per_cycle) +
+              " instruction(s) per cycle: in-order decode (Huawei 'Pipeline', EDOC1100164852); width unpublished, argued",
+          ""};
 }
 
 ClassRate instruction_rate(const TermOptions &options, const Rates &rates) {
@@ -72,15 +84,19 @@ ClassRate instruction_rate(const TermOptions &options, const Rates &rates) {
 /// Busy time of the busiest core of one type: the larger of
 ///   waves x (per-block work / instances)           (pigeonhole on slots)
 ///   (blocks x per-block work + dependent) / cores  (the mean core)
-/// summed over work classes at their rates.
+/// summed over work classes at their rates; strict, and with the work the
+/// user's facts add (`given`).
 struct Busy {
   double waves_form = 0;
   double mean_form = 0;
+  double strict_waves_form = 0;
+  double strict_mean_form = 0;
   json work = json::object();
   json rates = json::array();
   std::vector<NotCounted> missing;
   std::vector<RateRecord> records;
   [[nodiscard]] double seconds() const { return std::max(waves_form, mean_form); }
+  [[nodiscard]] double strict_seconds() const { return std::max(strict_waves_form, strict_mean_form); }
   [[nodiscard]] bool counted() const { return !work.empty(); }
 };
 
@@ -88,19 +104,26 @@ Busy busy_time(const std::map<std::string, Amount> &by_class, const std::functio
                const Schedule &s, double instances, const std::string &what) {
   Busy busy;
   for (const auto &[cls, amount] : by_class) {
-    double grid = amount.grid(s.blocks);
-    if (grid <= 0 && amount.uniform <= 0) continue;
+    const Amount given = amount.with_given();
+    double grid = given.grid(s.blocks);
+    if (grid <= 0 && given.uniform <= 0) continue;
     ClassRate rate = rate_of(cls);
     if (!rate.time) {
       busy.missing.push_back({what + " " + cls, "no rate: " + rate.record.reason});
       continue;
     }
-    busy.waves_form += rate.time(s.waves * amount.uniform / instances).value();
+    busy.waves_form += rate.time(s.waves * given.uniform / instances).value();
     busy.mean_form += rate.time(grid / (s.slots * instances)).value();
+    busy.strict_waves_form += rate.time(s.waves * amount.uniform / instances).value();
+    busy.strict_mean_form += rate.time(amount.grid(s.blocks) / (s.slots * instances)).value();
     json &entry = busy.work[cls];
     entry["per_block_uniform"] = amount.uniform;
     entry["grid_dependent"] = amount.dependent;
-    entry["grid_total"] = grid;
+    entry["grid_total"] = amount.grid(s.blocks);
+    if (amount.has_given()) {
+      entry["given_per_block_uniform"] = given.uniform;
+      entry["given_grid_total"] = grid;
+    }
     entry["unit"] = rate.unit;
     busy.records.push_back(rate.record);
     json r = rate.record.to_json();
@@ -111,15 +134,22 @@ Busy busy_time(const std::map<std::string, Amount> &by_class, const std::functio
 }
 
 /// The component's entry; moves the busy time's work and rates into it.
-ComponentValue component_value(const std::string &core, const std::string &component, Busy &busy) {
+/// `lifted` is the assurance of the rate when the value rests on it
+/// (Argued for an argued rate, Strict otherwise); user facts make it at
+/// least `given`.
+ComponentValue component_value(const std::string &core, const std::string &component, Busy &busy,
+                               Assurance rate_assurance = Assurance::Strict) {
   ComponentValue cv;
   cv.core = core;
   cv.component = component;
   cv.value = Time::known(busy.seconds());
-  cv.strict_value = cv.value;
+  cv.strict_value = Time::known(rate_assurance == Assurance::Strict ? busy.strict_seconds() : 0.0);
+  cv.assurance = rate_assurance;
+  if (busy.seconds() > busy.strict_seconds()) cv.assurance = weaker(cv.assurance, Assurance::Given);
   cv.work = std::move(busy.work);
   cv.work["waves_form_s"] = busy.waves_form;
   cv.work["mean_form_s"] = busy.mean_form;
+  if (busy.seconds() > busy.strict_seconds()) cv.work["strict_s"] = busy.strict_seconds();
   cv.rate = std::move(busy.rates);
   return cv;
 }
@@ -191,6 +221,16 @@ std::optional<double> lower_min(const json &dist) {
   return v->get<double>();
 }
 
+/// A dsl_facts quantity under the launch's given facts (its `given`
+/// member, extract_ttir §3a), or the quantity itself when no fact changed it.
+const json &given_of(const json &q) {
+  if (q.is_object()) {
+    auto g = q.find("given");
+    if (g != q.end() && g->is_object()) return *g;
+  }
+  return q;
+}
+
 std::string why_not(const json &q) {
   if (!q.is_object()) return "missing";
   if (q.contains("bound") && q["bound"] == "upper") return "an upper estimate (" + q.value("reason", std::string()) + ")";
@@ -223,6 +263,10 @@ struct DslResource {
   double total = 0;
   ClassRate rate;
   double per_block_parallel = 1;  // cores of the block sharing the work (2 AIVs in a mix block)
+  // Under the user's facts (launch trips/data); equal to the strict figures
+  // when none was given.
+  double given_per_program_min = 0;
+  double given_total = 0;
 };
 
 void dsl_flop_resources(const json &dsl, const Rates &rates, const Schedule &s, std::vector<DslResource> &out,
@@ -230,18 +274,25 @@ void dsl_flop_resources(const json &dsl, const Rates &rates, const Schedule &s, 
   auto add_group = [&](const json &group, bool cube, const std::string &label) {
     if (!group.is_object()) return;
     for (const auto &[key, entry] : group.items()) {
-      std::optional<double> total = lower_value(json_at(entry, {"total"}));
-      std::optional<double> per_program = lower_min(json_at(entry, {"per_program"}));
-      if (!total || !per_program) {
-        missing.push_back({label + " " + key, "not a sound figure: " + why_not(json_at(entry, {"total"}))});
+      const json &total_q = json_at(entry, {"total"}), &per_program_q = json_at(entry, {"per_program"});
+      std::optional<double> total = lower_value(total_q);
+      std::optional<double> per_program = lower_min(per_program_q);
+      std::optional<double> given_total = lower_value(given_of(total_q));
+      std::optional<double> given_per_program = lower_min(given_of(per_program_q));
+      if (!given_total || !given_per_program) {
+        missing.push_back({label + " " + key, "not a sound figure: " + why_not(total_q)});
         continue;
       }
+      // Sound only under the user's facts: strict 0, counted as given.
+      if (!total || !per_program) total = per_program = 0.0;
       DslResource r;
       r.core = cube ? "aic" : "aiv";
       r.component = cube ? "cube" : "vector";
       r.cls = label == "vector" ? key : label + ":" + key;
       r.per_program_min = *per_program;
       r.total = *total;
+      r.given_per_program_min = *given_per_program;
+      r.given_total = *given_total;
       r.rate = flop_rate(cube ? rates.cube(key) : rates.vector_flop(key));
       r.per_block_parallel = cube ? 1.0 : s.aiv_instances;
       out.push_back(std::move(r));
@@ -290,19 +341,25 @@ void dsl_byte_resources(const json &dsl, const Rates &rates, const Schedule &s, 
                         std::vector<NotCounted> &missing) {
   for (const char *direction : {"read", "written"}) {
     const json &dir = json_at(dsl, {"bytes", direction});
-    std::optional<double> total = lower_value(json_at(dir, {"unique_per_program_sum"}));
-    double per_program = 0;
-    bool ok = total.has_value();
+    const json &sum_q = json_at(dir, {"unique_per_program_sum"});
+    std::optional<double> total = lower_value(sum_q);
+    std::optional<double> given_total = lower_value(given_of(sum_q));
+    double per_program = 0, given_per_program = 0;
     if (dir.contains("by_arg") && dir["by_arg"].is_array())
       for (const json &arg : dir["by_arg"]) {
-        std::optional<double> m = lower_min(json_at(arg, {"unique_per_program"}));
-        if (m) per_program += *m;
+        const json &q = json_at(arg, {"unique_per_program"});
+        if (std::optional<double> m = lower_min(q)) per_program += *m;
+        if (std::optional<double> m = lower_min(given_of(q))) given_per_program += *m;
       }
-    if (!ok) {
-      missing.push_back({std::string("bytes ") + direction, "not a sound figure: " + why_not(json_at(dir, {"unique_per_program_sum"}))});
+    if (!given_total) {
+      missing.push_back({std::string("bytes ") + direction, "not a sound figure: " + why_not(sum_q)});
       continue;
     }
-    if (*total <= 0) continue;
+    if (!total) {
+      total = 0.0;  // sound only under the user's facts
+      per_program = 0;
+    }
+    if (*given_total <= 0) continue;
     bool read = std::string(direction) == "read";
     DslResource r;
     r.core = s.mix ? "" : "aiv";
@@ -310,17 +367,21 @@ void dsl_byte_resources(const json &dsl, const Rates &rates, const Schedule &s, 
     r.cls = read ? "gm_read" : "gm_write";
     r.per_program_min = per_program;
     r.total = *total;
+    r.given_per_program_min = std::max(per_program, given_per_program);
+    r.given_total = std::max(*total, *given_total);
     r.rate = read ? read_rate(rates, s) : write_rate(rates, s);
     out.push_back(std::move(r));
   }
 }
 
 /// waves x per-program / rate vs total / (slots x rate): the resource's
-/// busy time on the busiest block slot.
-std::pair<double, double> dsl_forms(const DslResource &r, const Schedule &s) {
+/// busy time on the busiest block slot, strict or under the user's facts.
+std::pair<double, double> dsl_forms(const DslResource &r, const Schedule &s, bool given = false) {
   double per_core_rate_scale = r.per_block_parallel;  // work split across the block's cores
-  double waves_form = r.rate.time(s.waves * r.per_program_min / per_core_rate_scale).value();
-  double mean_form = r.rate.time(r.total / (s.slots * per_core_rate_scale)).value();
+  double per_program = given ? r.given_per_program_min : r.per_program_min;
+  double total = given ? r.given_total : r.total;
+  double waves_form = r.rate.time(s.waves * per_program / per_core_rate_scale).value();
+  double mean_form = r.rate.time(total / (s.slots * per_core_rate_scale)).value();
   return {waves_form, mean_form};
 }
 
@@ -361,6 +422,7 @@ void grid_from_resources(Term &t, const std::vector<DslResource> &resources, con
   // bytes, write bytes. Each resource's time is the sum over its classes.
   struct Group {
     double waves_form = 0, mean_form = 0, total = 0;
+    double strict_seconds_sum_waves = 0, strict_seconds_sum_mean = 0;
     std::string core, component, unit;
     json classes = json::object();
   };
@@ -370,14 +432,17 @@ void grid_from_resources(Term &t, const std::vector<DslResource> &resources, con
       t.not_counted.push_back({r.cls, "no rate: " + r.rate.record.reason});
       continue;
     }
-    auto [waves_form, mean_form] = dsl_forms(r, s);
+    auto [waves_form, mean_form] = dsl_forms(r, s, true);
+    auto [strict_waves, strict_mean] = dsl_forms(r, s, false);
     std::string key = r.component == "cube" ? "cube FLOP" : r.component == "vector" ? "vector FLOP"
                       : r.component == "mte2"  ? "GM read bytes"
                                                : "GM write bytes";
     Group &g = groups[key];
     g.waves_form += waves_form;
     g.mean_form += mean_form;
-    g.total += r.total;
+    g.strict_seconds_sum_waves += strict_waves;
+    g.strict_seconds_sum_mean += strict_mean;
+    g.total += r.given_total;
     g.core = r.core;
     g.component = r.component;
     g.unit = r.rate.unit;
@@ -397,11 +462,13 @@ void grid_from_resources(Term &t, const std::vector<DslResource> &resources, con
                      : g.unit == "B"
                          ? grid_floor(u::Bytes{g.total}, 1.0, s.slots, s.occupancy, load_balance, u::BytesPerSecond{i_binding}).value()
                          : seconds;
+    double strict_seconds = std::max(g.strict_seconds_sum_waves, g.strict_seconds_sum_mean);
     ComponentValue cv;
     cv.core = g.core;
     cv.component = g.component;
     cv.value = Time::known(seconds);
-    cv.strict_value = cv.value;
+    cv.strict_value = Time::known(strict_seconds);
+    if (seconds > strict_seconds) cv.assurance = Assurance::Given;
     cv.work = {{"resource", key},
                {"total_work", g.total},
                {"unit", g.unit},
@@ -446,13 +513,16 @@ Term grid_floor_hivm(const HivmView &view, const Rates &rates, const TermOptions
   resources.reserve(8);
   auto add = [&](const std::string &core, const std::string &component, const std::string &cls, const Amount &a,
                  ClassRate rate, double parallel) {
-    if (a.grid(s.blocks) <= 0) return;
+    const Amount given = a.with_given();
+    if (given.grid(s.blocks) <= 0) return;
     DslResource r;
     r.core = core;
     r.component = component;
     r.cls = cls;
     r.per_program_min = a.uniform;
     r.total = a.grid(s.blocks);
+    r.given_per_program_min = given.uniform;
+    r.given_total = given.grid(s.blocks);
     r.rate = std::move(rate);
     r.per_block_parallel = parallel;
     resources.push_back(std::move(r));
@@ -484,19 +554,22 @@ Term component_floor_dsl(const json &dsl, const Rates &rates, const TermOptions 
   // One entry per (core, component), classes summed at their own rates
   // (the weighted harmonic mean of the per-class rates).
   std::map<std::string, ComponentValue> entries;
-  std::map<std::string, std::pair<double, double>> forms;
+  std::map<std::string, std::pair<double, double>> forms, strict_forms;
   for (const DslResource &r : resources) {
     if (!r.rate.time) {
       t.not_counted.push_back({r.cls, "no rate: " + r.rate.record.reason});
       continue;
     }
-    auto [waves_form, mean_form] = dsl_forms(r, s);
+    auto [waves_form, mean_form] = dsl_forms(r, s, true);
+    auto [strict_waves, strict_mean] = dsl_forms(r, s, false);
     std::string key = r.core + "." + r.component;
     ComponentValue &cv = entries[key];
     cv.core = r.core;
     cv.component = r.component;
     forms[key].first += waves_form;
     forms[key].second += mean_form;
+    strict_forms[key].first += strict_waves;
+    strict_forms[key].second += strict_mean;
     cv.work[r.cls] = {{"per_block_min", r.per_program_min}, {"grid_total", r.total}, {"unit", r.rate.unit},
                       {"cores_sharing_a_block", r.per_block_parallel}};
     if (cv.rate.is_null()) cv.rate = json::array();
@@ -505,8 +578,10 @@ Term component_floor_dsl(const json &dsl, const Rates &rates, const TermOptions 
   }
   for (auto &[key, cv] : entries) {
     double seconds = std::max(forms[key].first, forms[key].second);
+    double strict_seconds = std::max(strict_forms[key].first, strict_forms[key].second);
     cv.value = Time::known(seconds);
-    cv.strict_value = cv.value;
+    cv.strict_value = Time::known(strict_seconds);
+    if (seconds > strict_seconds) cv.assurance = Assurance::Given;
     cv.work["waves_form_s"] = forms[key].first;
     cv.work["mean_form_s"] = forms[key].second;
     t.per_component.push_back(cv);
@@ -522,6 +597,8 @@ Term component_floor_hivm(const HivmView &view, const Rates &rates, const TermOp
   Term t = start("component_floor", "hivm", "floor");
   if (!view.blocks) return unknown_blocks(t, view);
   Schedule s = hivm_schedule(view, rates);
+  if (view.components.count("aic.scalar") + view.components.count("aiv.scalar") > 0 && options.issue_per_cycle > 0)
+    t.add_rate(issue_record(options, rates), "argued", kArgumentIssueRate);
   for (const auto &[key, cw] : view.components) {
     const std::string &component = cw.component;
     std::function<ClassRate(const std::string &)> rate_of;
@@ -540,14 +617,13 @@ Term component_floor_hivm(const HivmView &view, const Rates &rates, const TermOp
     Busy busy = busy_time(cw.by_class, rate_of, s, s.instances(cw.core), cw.core + "." + component);
     absorb(t, busy);
     if (!busy.counted()) continue;
-    ComponentValue cv = component_value(cw.core, component, busy);
+    ComponentValue cv = component_value(cw.core, component, busy,
+                                        component == "scalar" ? Assurance::Argued : Assurance::Strict);
     if (component == "scalar")
       cv.work["counted"] = "instructions that must exist: one per scalar memory access and per HIVM scalar op";
     t.per_component.push_back(std::move(cv));
     add_evidence(t.evidence, cw.top, view.origin, key);
   }
-  if (!options.instruction_count.empty() && options.issue_per_cycle > 0)
-    t.add_rate(issue_record(options, rates), "bound", kArgumentIssueRate);
   note_missing(t, view);
   t.schedule = s.to_json();
   t.formula = "T_core = max over (core, component) of the busiest core's busy time: max(waves x O_block / instances, "
@@ -585,16 +661,76 @@ MemoryRates memory_rates(const Rates &rates, const Schedule &s) {
   return m;
 }
 
+/// The strict (warm-cache) and cold-cache memory floors of one byte count.
+struct MemoryFloors {
+  std::optional<double> path_s;    // bytes / (active blocks x per-block GM path ceilings): any source, L2 or HBM
+  std::optional<double> forced_s;  // bytes the L2 cannot hold / HBM peak
+  double forced_bytes = 0;
+  [[nodiscard]] double strict() const { return std::max(path_s.value_or(0), forced_s.value_or(0)); }
+};
+
+/// Bytes that must cross HBM however warm the L2 is: read data beyond what
+/// the L2 can hold at launch, written data beyond what it can hold at the
+/// end (0 when the L2 capacity is unknown).
+double forced_hbm_bytes(double read_unique, double write_unique, const Rates &rates) {
+  if (!rates.l2().known()) return 0;
+  double l2 = rates.l2().value->value();
+  return std::max(0.0, read_unique - l2) + std::max(0.0, write_unique - l2);
+}
+
+MemoryFloors memory_floors(double bytes, double forced_bytes, const MemoryRates &m) {
+  MemoryFloors f;
+  if (m.per_block && m.active_blocks > 0) f.path_s = bytes / (m.active_blocks * *m.per_block);
+  f.forced_bytes = forced_bytes;
+  if (m.chip && forced_bytes > 0) f.forced_s = forced_bytes / *m.chip;
+  return f;
+}
+
+/// The cache condition's effect on a memory component: the cold-cache HBM
+/// floor is argued by default, strict when the measurement is known cold,
+/// left out when it is known warm.
+void apply_cache_condition(Term &t, ComponentValue &cv, const TermOptions &options, double cold_seconds,
+                           const MemoryFloors &floors, Assurance cold_assurance, const RateRecord &hbm_record) {
+  const double strict = floors.strict();
+  cv.strict_value = Time::known(strict);
+  cv.work["warm_l2_floor_s"] = strict;
+  cv.work["cold_hbm_floor_s"] = cold_seconds;
+  cv.work["forced_hbm_bytes"] = floors.forced_bytes;
+  cv.work["cache"] = options.cache;
+  if (options.cache == "warm") {
+    cv.value = Time::known(strict);
+    cv.assurance = Assurance::Strict;
+    cv.work["cache_condition"] = "warm L2 (parameter cache = warm): only the bytes the L2 cannot hold are HBM traffic";
+    t.not_counted.push_back({"cold-cache HBM floor", "the memory node's cache = warm: data that fits in the L2 may be "
+                                                     "served from it at a rate the profile does not bound"});
+    return;
+  }
+  if (options.cache == "cold") {
+    cv.value = Time::known(std::max(strict, cold_seconds));
+    cv.assurance = cold_assurance;
+    if (cold_assurance == Assurance::Strict) cv.strict_value = cv.value;
+    cv.work["cache_condition"] = "cold L2 (parameter cache = cold): every counted byte crosses HBM";
+    return;
+  }
+  cv.value = Time::known(std::max(strict, cold_seconds));
+  cv.assurance = cold_seconds > strict ? weaker(cold_assurance, Assurance::Argued) : Assurance::Strict;
+  cv.work["cache_condition"] = "not stated (parameter cache = unknown): the cold-cache HBM floor is argued";
+  if (cold_seconds > strict) t.add_rate(hbm_record, "argued", kArgumentColdCache);
+}
+
 }  // namespace
 
-Term memory_dsl(const json &dsl, const Rates &rates, const TermOptions &, const std::string &origin) {
+Term memory_dsl(const json &dsl, const Rates &rates, const TermOptions &options, const std::string &origin) {
   Term t = start("memory", "dsl", "floor");
   DslShape shape = dsl_shape(dsl, rates, origin);
   const Schedule &s = shape.schedule;
   const json &unique = json_at(dsl, {"bytes", "unique_total"});
-  std::optional<double> bytes = lower_value(unique);
+  std::optional<double> bytes = lower_value(given_of(unique));
+  const double strict_bytes = lower_value(unique).value_or(0);
   t.schedule = s.to_json();
-  t.formula = "T_mem = unique GM bytes / min(active blocks x per-block path rate, chip HBM peak)";
+  t.formula = "T_mem = max(unique GM bytes / (active blocks x per-block path ceilings), bytes beyond the L2 / HBM "
+              "peak) (strict, any cache state); cold L2: unique GM bytes / min(active blocks x per-block paths, HBM "
+              "peak) (argued unless cache = cold)";
   if (!bytes) {
     t.value = Time::unknown("unique GM bytes are not a sound figure: " + why_not(unique));
     t.strict_value = t.value;
@@ -610,22 +746,24 @@ Term memory_dsl(const json &dsl, const Rates &rates, const TermOptions &, const 
                                                 u::BytesPerSecond{*m.chip}, 1.0)
                                 .value()
                           : *m.chip;
+  double read_unique = lower_value(json_at(dsl, {"bytes", "read", "unique_total"})).value_or(0);
+  double write_unique = lower_value(json_at(dsl, {"bytes", "written", "unique_total"})).value_or(0);
+  MemoryFloors floors = memory_floors(strict_bytes, forced_hbm_bytes(read_unique, write_unique, rates), m);
   ComponentValue cv;
   cv.component = "hbm";
-  cv.value = Time::known(memory_time(u::Bytes{*bytes}, u::BytesPerSecond{bw}).value());
-  cv.strict_value = cv.value;
   cv.work = {{"bytes", *bytes},
              {"bytes_exact", unique.value("exact", false)},
-             {"read_unique", lower_value(json_at(dsl, {"bytes", "read", "unique_total"})).value_or(0)},
-             {"written_unique", lower_value(json_at(dsl, {"bytes", "written", "unique_total"})).value_or(0)},
+             {"read_unique", read_unique},
+             {"written_unique", write_unique},
              {"active_blocks", m.active_blocks},
              {"bandwidth", bw},
              {"packet_efficiency", "not applied on the DSL tier: transfer sizes are the compiler's choice"}};
+  apply_cache_condition(t, cv, options, memory_time(u::Bytes{*bytes}, u::BytesPerSecond{bw}).value(), floors,
+                        *bytes > strict_bytes ? Assurance::Given : Assurance::Strict, m.chip_record);
   t.add_rate(m.chip_record);
   if (m.per_block) t.add_rate(m.block_record);
+  if (rates.l2().known()) t.add_rate(rates.l2().record);
   t.per_component.push_back(cv);
-  t.not_counted.push_back({"L2 hits", "the term assumes the unique bytes cross HBM (cold L2); the l2_memory term models "
-                                      "L2-resident data"});
   t.settle();
   return t;
 }
@@ -635,8 +773,9 @@ Term memory_hivm(const HivmView &view, const Rates &rates, const TermOptions &op
   if (!view.blocks) return unknown_blocks(t, view);
   Schedule s = hivm_schedule(view, rates);
   t.schedule = s.to_json();
-  t.formula = "T_mem = sum over transfer sizes s of bytes_s / min(active x per-block paths, max(eta(s) x chip peak, "
-              "fastest sustained copy)); strict value: eta = 1";
+  t.formula = "T_mem = DMA bytes to kernel arguments / (active blocks x per-block GM path ceilings) (strict, any "
+              "cache state); cold L2: sum over transfer sizes s of bytes_s / min(active x per-block paths, max(eta(s) x "
+              "chip peak, fastest sustained copy)) (argued)";
   MemoryRates m = memory_rates(rates, s);
   if (!m.chip) {
     t.value = Time::unknown("no HBM bandwidth: " + m.chip_record.reason);
@@ -645,11 +784,11 @@ Term memory_hivm(const HivmView &view, const Rates &rates, const TermOptions &op
   }
   double base = m.per_block ? std::min(m.active_blocks * *m.per_block, *m.chip) : *m.chip;
   bool use_eta = options.packet_efficiency == "transfer" && rates.packet_efficiency().has_value();
-  double read_bytes = 0, write_bytes = 0, strict_seconds = 0, argued_seconds = 0;
-  std::map<double, double> by_size;  // transfer size -> grid bytes
+  double read_bytes = 0, write_bytes = 0, strict_bytes = 0, cold_seconds = 0;
+  std::map<double, double> by_size;  // transfer size -> grid bytes (under the user's facts)
   std::map<std::string, double> left_out;  // GM buffer kind -> grid bytes not counted
   for (const Transfer &tr : view.transfers) {
-    double grid = tr.bytes.grid(s.blocks);
+    double grid = tr.bytes.with_given().grid(s.blocks);
     // Only kernel arguments are HBM traffic for sure: a workspace (GM
     // scratch between the cube and vector halves) is small and reused, so
     // it may be served by the L2 at a rate no profile gives.
@@ -658,6 +797,7 @@ Term memory_hivm(const HivmView &view, const Rates &rates, const TermOptions &op
       continue;
     }
     (tr.write ? write_bytes : read_bytes) += grid;
+    strict_bytes += tr.bytes.grid(s.blocks);
     by_size[tr.transfer_bytes] += grid;
   }
   for (const auto &[kind, bytes] : left_out)
@@ -666,26 +806,39 @@ Term memory_hivm(const HivmView &view, const Rates &rates, const TermOptions &op
                                                    "profile does not give (the MTE components still count it)"
                                                  : "the GM side is not a kernel argument: it may not reach HBM"});
   double total = read_bytes + write_bytes;
-  strict_seconds = memory_time(u::Bytes{total}, u::BytesPerSecond{base}).value();
   // The fastest sustained aggregate copy rate: eta never takes the
   // bandwidth below it (kArgumentPacketEfficiency).
   const Rate<u::BytesPerSecond> &copy = rates.copy_aggregate();
   double copy_floor = copy.known() ? copy.value->value() : 0.0;
   json sizes = json::array();
-  double min_eta = 1.0;
+  bool eta_lowered = false;
   for (const auto &[size, bytes] : by_size) {
     double eta = use_eta ? rates.packet_efficiency()->upper(size) : 1.0;
     double bw = std::min(base, std::max(eta * *m.chip, copy_floor));
     bw = std::min(bw, base);
-    min_eta = std::min(min_eta, eta);
-    argued_seconds += memory_time(u::Bytes{bytes}, u::BytesPerSecond{bw}).value();
+    if (bw < base) eta_lowered = true;
+    cold_seconds += memory_time(u::Bytes{bytes}, u::BytesPerSecond{bw}).value();
     sizes.push_back({{"transfer_bytes", size}, {"bytes", bytes}, {"eta", eta}, {"bandwidth", bw}});
   }
+  // HIVM DMA counts are not unique bytes (a tile may be read twice), so no
+  // share of them is forced past the L2 here; the DSL tier's unique bytes
+  // carry that part.
+  MemoryFloors floors = memory_floors(strict_bytes, 0, m);
+  MemoryFloors given_floors = memory_floors(total, 0, m);
   ComponentValue cv;
   cv.component = "hbm";
-  cv.strict_value = Time::known(strict_seconds);
-  cv.value = Time::known(use_eta ? argued_seconds : strict_seconds);
-  cv.assurance = use_eta && argued_seconds > strict_seconds ? Assurance::Argued : Assurance::Strict;
+  cv.work = {{"bytes", total},          {"read_bytes", read_bytes}, {"write_bytes", write_bytes},
+             {"strict_bytes", strict_bytes},
+             {"active_blocks", m.active_blocks}, {"bandwidth_peak", base}, {"by_transfer_size", sizes}};
+  double left_out_bytes = 0;
+  for (const auto &[kind, bytes] : left_out) left_out_bytes += bytes;
+  cv.work["not_hbm_bytes"] = left_out_bytes;
+  Assurance cold_assurance = use_eta && eta_lowered ? Assurance::Argued : Assurance::Strict;
+  apply_cache_condition(t, cv, options, cold_seconds, floors, cold_assurance, m.chip_record);
+  if (given_floors.strict() > floors.strict() && cv.value.seconds && *cv.value.seconds < given_floors.strict())
+    cv.value = Time::known(given_floors.strict());
+  if (total > strict_bytes && cv.value.seconds && *cv.value.seconds > *cv.strict_value.seconds)
+    cv.assurance = weaker(cv.assurance, Assurance::Given);
   // Nothing counted because every DMA size was uncountable is not a
   // zero-time memory floor: it is an unknown, with the reason.
   if (total == 0) {
@@ -701,15 +854,10 @@ Term memory_hivm(const HivmView &view, const Rates &rates, const TermOptions &op
       break;
     }
   }
-  double left_out_bytes = 0;
-  for (const auto &[kind, bytes] : left_out) left_out_bytes += bytes;
-  cv.work = {{"bytes", total},          {"read_bytes", read_bytes}, {"write_bytes", write_bytes},
-             {"not_hbm_bytes", left_out_bytes},
-             {"active_blocks", m.active_blocks}, {"bandwidth_peak", base}, {"by_transfer_size", sizes}};
   t.add_rate(m.chip_record);
   if (m.per_block) t.add_rate(m.block_record);
   if (use_eta) {
-    t.add_rate(rates.packet_efficiency()->record, cv.assurance == Assurance::Argued ? "argued" : "bound",
+    t.add_rate(rates.packet_efficiency()->record, cold_assurance == Assurance::Argued ? "argued" : "bound",
                kArgumentPacketEfficiency);
     if (copy.known()) t.add_rate(copy.record, "argued", kArgumentPacketEfficiency);
   }
@@ -719,8 +867,6 @@ Term memory_hivm(const HivmView &view, const Rates &rates, const TermOptions &op
       t.evidence.push_back({{"file", view.origin}, {"line", tr.line}, {"path", tr.path}, {"core", tr.core},
                             {"transfer_bytes", tr.transfer_bytes}, {"packet_bytes", tr.packet_bytes},
                             {"per_block", tr.bytes.uniform}});
-  t.not_counted.push_back({"L2 hits", "the term assumes DMA bytes cross HBM (cold L2); the l2_memory term models "
-                                      "L2-resident data"});
   t.not_counted.push_back({"scalar GM loads", "element-by-element memref.load from GM goes through the scalar data "
                                               "cache; its traffic is not counted"});
   note_missing(t, view);
@@ -853,34 +999,51 @@ Term issue_floor_hivm(const HivmView &view, const Rates &rates, const TermOption
     ComponentValue cv;
     cv.core = core;
     cv.component = "scalar";
-    double strict = seconds(guaranteed);
-    double estimate = seconds(written);
-    cv.strict_value = Time::known(strict);
-    cv.value = Time::known(as_written ? std::max(strict, estimate) : strict);
-    cv.assurance = as_written && estimate > strict ? Assurance::Argued : Assurance::Strict;
+    double counted = seconds(guaranteed);
+    double with_facts = seconds(guaranteed.with_given());
+    // The issue rate is argued (kArgumentIssueRate): the strict value
+    // leaves it out.
+    cv.strict_value = Time::known(0);
+    cv.value = Time::known(with_facts);
+    cv.assurance = Assurance::Argued;
     auto scalar = view.scalar_as_written.find(core);
     cv.work = {{"issued_guaranteed_per_block", guaranteed.uniform},
                {"issued_guaranteed_grid_dependent", guaranteed.dependent},
                {"issued_as_written_per_block", written.uniform},
                {"issued_as_written_grid_dependent", written.dependent},
                {"scalar_as_written_per_block", scalar != view.scalar_as_written.end() ? scalar->second.uniform : 0.0},
-               {"as_written_s", estimate},
+               {"as_written_s", seconds(written.with_given())},
                {"instances_per_block", instances},
-               {"counted", as_written ? "every instruction as the IR writes it (argued)"
-                                      : "instructions that must exist: vector/DMA/cube/sync instructions, one per "
-                                        "scalar memory access, one per HIVM scalar op; casts, index arithmetic, "
-                                        "address views and loop control are left out (the backend may fold them)"}};
+               {"counted", "instructions that must exist: vector/DMA/sync instructions, one per cube op, one per scalar "
+                           "memory access, one per HIVM scalar op that acts on the machine; casts, index arithmetic, "
+                           "address views and loop control are left out (the backend may fold them)"}};
+    if (guaranteed.has_given()) {
+      cv.work["issued_given_per_block"] = guaranteed.with_given().uniform;
+      cv.work["without_given_facts_s"] = counted;
+    }
     cv.rate = rate.record.to_json();
     t.per_component.push_back(std::move(cv));
+    if (as_written) {
+      // Every IR op as issued: an estimate (kArgumentAsWritten), shown
+      // beside the bound and never in a limit.
+      ComponentValue est;
+      est.core = core;
+      est.component = "scalar";
+      est.value = Time::known(seconds(written.with_given()));
+      est.strict_value = Time::known(0);
+      est.assurance = Assurance::Diagnostic;
+      est.work = {{"issued_as_written_per_block", written.uniform}, {"counted", "every IR op as written (an estimate)"}};
+      t.per_component.push_back(std::move(est));
+    }
     auto top = view.issue_top.find(core);
     if (top != view.issue_top.end())
       add_evidence(t.evidence, top->second, view.origin, std::string(core) + " scalar memory access");
   }
-  t.add_rate(rate.record, "bound", kArgumentIssueRate);
+  t.add_rate(rate.record, "argued", kArgumentIssueRate);
   if (as_written)
     t.add_rate({"instruction count model", std::nullopt, "instruction", RateKind::Sustained,
                 "parameter instruction_count = as_written", "", "a count model, not a rate"},
-               "argued", kArgumentAsWritten);
+               "diagnostic", kArgumentAsWritten);
   note_missing(t, view);
   t.settle();
   return t;

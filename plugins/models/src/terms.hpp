@@ -32,6 +32,11 @@ struct TermOptions {
   /// serialization: cycles per mandatory cross-core handoff; nullopt = the
   /// calibration's mandatory_handoff_intercept (diagnostic either way).
   std::optional<double> handoff_cycles;
+  /// memory: the L2's state at launch. "unknown" (default): the cold-cache
+  /// HBM floor is argued (kArgumentColdCache); "cold": the measurement is
+  /// known to start cold (a flush before each sample), so it is strict;
+  /// "warm": it is left out (only bytes beyond the L2 must cross HBM).
+  std::string cache = "unknown";
   /// issue_floor: instructions issued per cycle per core.
   double issue_per_cycle = 1.0;
   /// issue_floor: "guaranteed" counts only instructions the backend cannot
@@ -72,6 +77,7 @@ extern const char *const kArgumentVectorLatency;
 extern const char *const kArgumentPacketEfficiency;
 extern const char *const kArgumentAsWritten;
 extern const char *const kArgumentIssueRate;
+extern const char *const kArgumentColdCache;
 
 }  // namespace pb::models
 

@@ -9,6 +9,7 @@
 
 #include "corpus.hpp"
 #include "counterfactual.hpp"
+#include "dashboard_html.hpp"
 #include "measurement.hpp"
 #include "process.hpp"
 
@@ -19,7 +20,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char *kValidateUsage =
-    "usage: perfbound validate --corpus MANIFEST [--data DIR] [--case NAME]... [--profile DIR] [--json]\n"
+    "usage: perfbound validate --corpus MANIFEST [--data DIR] [--case NAME]... [--profile DIR] [--json | --format text|json|html]\n"
     "       perfbound validate --report REPORT.json --measurement FILE --kernel NAME [--warmup N]\n"
     "                          [--bench-case NAME] [--device ID] [--json]\n"
     "\n"
@@ -31,6 +32,8 @@ constexpr const char *kValidateUsage =
     "manifest's data_root; without one, $PERFBOUND_SHARED_DIR/data). With --report, validates one saved bound\n"
     "report (perfbound.bound_report/1, or a run.json holding one) against one measurement file (msprof\n"
     "op_summary, torch_npu kernel_details, msprof op OpBasicInfo, or a perfbound bench result.json).\n"
+    "--format html (with --corpus) prints one self-contained HTML dashboard: each case's strict, given and\n"
+    "argued bound against the measured minimum and median on a log axis, tightness, status, binding unit.\n"
     "\n"
     "Exit status: 0 every validated case sound; 4 a case is FAIL (unsound); 5 every case is\n"
     "INFRA_ERROR; 3 invalid input; 2 usage error; 130 interrupted.\n";
@@ -186,8 +189,17 @@ int validate_corpus(const pb::sdk::Host &host, const Args &args) {
     sets.insert(sets.end(), c.sets.begin(), c.sets.end());
     return bound_through_pipeline(host, c.pipeline, sets, corpus.report_output);
   };
-  json doc = run_corpus(corpus, source);
-  if (args.has("--json"))
+  // The dashboard draws each case's strict/given bound and coverage from its report.
+  std::map<std::string, json> reports;
+  BoundSource keeping = [&](const CorpusCase &c) {
+    BoundOutcome got = source(c);
+    if (got.report.is_object()) reports[c.name] = got.report;
+    return got;
+  };
+  json doc = run_corpus(corpus, keeping);
+  if (args.one("--format").value_or("") == "html")
+    std::cout << render_corpus_dashboard(doc, reports);
+  else if (args.has("--json") || args.one("--format").value_or("") == "json")
     std::cout << doc.dump(2) << "\n";
   else
     std::cout << render_corpus_table(doc);
@@ -215,7 +227,7 @@ int validate_one(const Args &args) {
   json measurement = measure_file(*args.one("--measurement"), request, args.one("--bench-case").value_or(""));
   BoundOutcome bound = read_saved_report(*args.one("--report"), "bound");
   json validation = validate_bound(bound.report, measurement, bound.origin, "", bound.error);
-  if (args.has("--json"))
+  if (args.has("--json") || args.one("--format").value_or("") == "json")
     std::cout << validation.dump(2) << "\n";
   else
     std::cout << render_validation(validation);
@@ -227,7 +239,7 @@ int validate_one(const Args &args) {
 
 int validate_main(const pb::sdk::Host &host, const std::vector<std::string> &argv) {
   Args args(argv, {"--corpus", "--data", "--case", "--profile", "--report", "--measurement", "--kernel", "--warmup",
-                   "--bench-case", "--device"},
+                   "--bench-case", "--device", "--format"},
             {"--json", "-h", "--help"});
   if (args.has("-h") || args.has("--help")) {
     std::cout << kValidateUsage;
@@ -240,6 +252,11 @@ int validate_main(const pb::sdk::Host &host, const std::vector<std::string> &arg
                                                  : std::string("give exactly one of --corpus and --report"))
               << "\n"
               << kValidateUsage;
+    return 2;
+  }
+  if (auto format = args.one("--format"); format && *format != "text" && *format != "json" && (*format != "html" || !args.one("--corpus"))) {
+    std::cerr << "perfbound validate: --format must be text or json" << (args.one("--corpus") ? ", or html" : " (html needs --corpus)")
+              << ", got '" << *format << "'\n";
     return 2;
   }
   install_interrupt_handlers();

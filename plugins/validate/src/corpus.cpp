@@ -69,6 +69,15 @@ std::string string_at(const json &obj, std::initializer_list<const char *> path,
   return cur->is_string() ? cur->get<std::string>() : fallback;
 }
 
+/// The share of the IR's ops the bound counts ("100 %", "-" without one).
+std::string coverage_cell(const json &bound) {
+  const json &cov = bound.value("coverage", json());
+  if (!cov.is_object() || !cov["share"].is_number()) return "-";
+  std::ostringstream os;
+  os << static_cast<int>(std::floor(cov["share"].get<double>() * 100)) << " %";
+  return os.str();
+}
+
 std::string binding_cell(const json &validation) {
   const json &binding = validation["binding"];
   std::string predicted = binding["predicted"].is_string() ? binding["predicted"].get<std::string>() : "-";
@@ -348,14 +357,17 @@ std::string render_corpus_table(const json &doc) {
   for (const json &c : cases) name_width = std::max(name_width, c["case"].get<std::string>().size());
   out << pad_right("case", name_width) << "  " << pad_right("status", 11) << "  " << pad_left("bound(us)", 11) << "  "
       << pad_left("measured(us)", 12) << "  " << pad_left("min(us)", 11) << "  " << pad_left("tightness", 9) << "  "
-      << "binding (predicted / msprof)\n";
+      << pad_left("coverage", 8) << "  " << "binding (predicted / msprof)\n";
   for (const json &c : cases) {
     out << pad_right(c["case"].get<std::string>(), name_width) << "  " << pad_right(c["status"].get<std::string>(), 11) << "  "
         << pad_left(us_cell(number_at(c, {"bound", "value"})), 11) << "  "
         << pad_left(us_cell(number_at(c, {"measurement", "t_measured", "value"})), 12) << "  "
         << pad_left(us_cell(number_at(c, {"measurement", "t_min", "value"})), 11) << "  "
-        << pad_left(ratio_cell(number_at(c, {"tightness", "value"})), 9) << "  " << binding_cell(c) << "\n";
+        << pad_left(ratio_cell(number_at(c, {"tightness", "value"})), 9) << "  "
+        << pad_left(coverage_cell(c["bound"]), 8) << "  " << binding_cell(c) << "\n";
     if (c["status"] != "PASS") out << pad_right("", name_width) << "  " << c["reason"].get<std::string>() << "\n";
+    if (const json &cov = c["bound"].value("coverage", json()); cov.is_object() && cov["warning"].is_string())
+      out << pad_right("", name_width) << "  coverage: " << cov["warning"].get<std::string>() << "\n";
   }
   const json &s = doc["summary"];
   out << "\nsummary: " << s["soundness"]["validated"].get<size_t>() << " validated: " << s["pass"].get<size_t>() << " PASS, "
@@ -387,6 +399,10 @@ std::string render_validation(const json &v) {
   out << " us; compiler headroom " << us_cell(number_at(v, {"reachability", "compiler_headroom", "value"}))
       << " us, author headroom " << us_cell(number_at(v, {"reachability", "author_headroom", "value"})) << " us\n";
   out << "  binding (predicted / msprof): " << binding_cell(v) << "\n";
+  out << "  coverage: " << coverage_cell(v["bound"]) << " of the IR's ops counted";
+  if (const json &cov = v["bound"].value("coverage", json()); cov.is_object() && cov["warning"].is_string())
+    out << "; " << cov["warning"].get<std::string>();
+  out << "\n";
   for (const json &w : v.value("warnings", json::array())) out << "  warning: " << w.get<std::string>() << "\n";
   return out.str();
 }

@@ -105,6 +105,20 @@ json validate_bound(const json &report, const json &measurement, const ReportOri
   bound_json["binding_term"] = nullable_string(bound_obj, "binding_term");
   bound_json["binding_component"] = nullable_string(bound_obj, "binding_component");
   bound_json["sound_claimed"] = bound_obj.contains("sound") ? bound_obj["sound"] : json(nullptr);
+  bound_json["assurance"] = nullable_string(bound_obj, "assurance");
+  // What the bound counts of the IR (the report's coverage): the share of
+  // ops counted and, below 90 %, the sentence saying what it left out.
+  json coverage = nullptr;
+  if (have_report && report.contains("coverage") && report["coverage"].is_object()) {
+    const json &cov = report["coverage"];
+    coverage = json::object();
+    const json &hivm = cov.contains("hivm") ? cov["hivm"] : json();
+    coverage["share"] = hivm.is_object() && hivm.contains("share") ? hivm["share"] : json(nullptr);
+    coverage["ops_counted"] = hivm.is_object() && hivm.contains("ops_counted") ? hivm["ops_counted"] : json(nullptr);
+    coverage["ops_present"] = hivm.is_object() && hivm.contains("ops_present") ? hivm["ops_present"] : json(nullptr);
+    coverage["warning"] = cov.contains("warning") ? cov["warning"] : json(nullptr);
+  }
+  bound_json["coverage"] = coverage;
   doc["bound"] = bound_json;
 
   // The measurement.

@@ -2,6 +2,9 @@
 //
 //   perfbound bench prepare --testlist FILE... --backend NAME -o PLAN.json
 //   perfbound bench run PLAN.json --out-dir DIR [--resume] [--health npu-smi]
+//   perfbound bench run PLAN.json --out-dir DIR --devices 0-7|all [--shard I/N]
+//   perfbound bench merge DIR... -o OUT
+//   perfbound bench slurm PLAN.json --nodes N --devices-per-node D -o job.sbatch [--submit]
 //   perfbound bench report DIR/result.json [--format text|md|json]
 //   perfbound bench backends [--json]
 //
@@ -17,7 +20,14 @@
 
 #include <perfbound/sdk/plugin.hpp>
 
+#include <fstream>
+#include <set>
+#include <sys/stat.h>
+
 #include "harness/backend.hpp"
+#include "harness/merge.hpp"
+#include "harness/shard.hpp"
+#include "harness/slurm.hpp"
 #include <perfbound/sdk/sha256.hpp>
 #include "harness/plan.hpp"
 #include "harness/preflight.hpp"
@@ -65,9 +75,10 @@ void add_protocol_flags(CLI::App &command, std::vector<std::shared_ptr<std::stri
 void append_to_string(void *data, const char *text, size_t size) { static_cast<std::string *>(data)->append(text, size); }
 
 int cmd_prepare(const pb::sdk::Host &host, const std::vector<std::string> &testlists, const std::string &backend_name,
-                uint64_t divisor, const std::string &profile, const std::string &out, bool print_json) {
+                uint64_t divisor, const std::string &profile, const std::string &out, bool print_json, uint32_t shards) {
   bench::Backend backend = bench::Backend::load(host, backend_name);
   bench::PlanOptions options;
+  options.shards = shards;
   for (const std::string &path : testlists) options.testlists.emplace_back(path);
   options.shape_divisor = divisor;
   if (!profile.empty()) {
@@ -79,6 +90,7 @@ int cmd_prepare(const pb::sdk::Host &host, const std::vector<std::string> &testl
     json document = json::parse(text);
     options.profile_capacities = bench::preflight_capacities(document);
     options.profile_ref = json{{"name", document.value("name", profile)}, {"sha256", pb::sdk::sha256_hex(document.dump())}};
+    options.profile_document = document;
   }
   json plan = bench::build_plan(options, backend);
   bench::write_file_durably(out, plan.dump(2) + "\n");
@@ -95,6 +107,177 @@ int cmd_prepare(const pb::sdk::Host &host, const std::vector<std::string> &testl
   for (const json &plan_case : plan["cases"])
     if (plan_case["status"] == "error")
       std::cout << "  error " << plan_case["id"].get<std::string>() << ": " << plan_case["reason"].get<std::string>() << "\n";
+  if (plan.contains("sharding")) {
+    const json &sharding = plan["sharding"];
+    std::cout << "shards: " << sharding["count"] << " (run one with --shard I/" << sharding["count"]
+              << "), predicted cost in " << sharding["cost_unit"].get<std::string>() << " per shard:";
+    for (const json &shard : sharding["shards"])
+      std::cout << " " << shard["index"] << ":" << shard["cases"] << " cases/" << shard["predicted_cost"].get<double>();
+    std::cout << "; max/min " << (sharding["balance"]["max_over_min"].is_number() ? sharding["balance"]["max_over_min"].dump() : "-")
+              << "\n";
+  }
+  return kExitOk;
+}
+
+/// "0-7", "0,2,5", "0-3,6": device indices, each named once.
+std::vector<uint32_t> parse_device_list(const std::string &text) {
+  std::vector<uint32_t> devices;
+  std::set<uint32_t> seen;
+  auto number = [&](const std::string &digits) -> uint32_t {
+    if (digits.empty() || digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string::npos)
+      throw bench::UsageError("--devices " + text + ": expected device indices such as 0-7, 0,2,5 or all");
+    return static_cast<uint32_t>(std::stoul(digits));
+  };
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    size_t dash = item.find('-');
+    uint32_t first = number(item.substr(0, dash));
+    uint32_t last = dash == std::string::npos ? first : number(item.substr(dash + 1));
+    if (last < first) throw bench::UsageError("--devices " + text + ": the range " + item + " runs backwards");
+    if (last - first > 4096) throw bench::UsageError("--devices " + text + ": the range " + item + " is too long");
+    for (uint32_t device = first; device <= last; ++device) {
+      if (!seen.insert(device).second)
+        throw bench::UsageError("--devices " + text + ": device " + std::to_string(device) + " is named twice");
+      devices.push_back(device);
+    }
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return devices;
+}
+
+int cmd_merge(const std::vector<std::string> &dirs, const std::string &out, const std::string &format) {
+  std::error_code ec;
+  fs::path out_dir(out);
+  if (fs::exists(out_dir / "journal.jsonl", ec) || fs::exists(out_dir / "lanes", ec))
+    throw bench::UsageError("-o " + out + " is a run directory; merge into a new one");
+  std::vector<bench::MergeSource> sources;
+  for (const std::string &dir : dirs) {
+    if (fs::exists(out_dir, ec) && fs::equivalent(dir, out_dir, ec))
+      throw bench::UsageError("-o " + out + " is also an input directory");
+    for (const fs::path &journal : bench::journals_in(dir)) sources.push_back(bench::load_source(journal));
+  }
+  bench::MergeOptions options;
+  options.id = "merge-" + bench::utc_now_iso();
+  for (char &c : options.id)
+    if (c == ':') c = '-';
+  json result = bench::merge_sources(sources, options);
+  fs::create_directories(out_dir, ec);
+  if (ec) throw pb::sdk::InfraError("cannot create " + out + ": " + ec.message());
+  bench::write_file_durably(out_dir / "result.json", result.dump(2) + "\n");
+  bench::write_file_durably(out_dir / "summary.md", bench::render_markdown(result));
+  if (format == "json") {
+    std::cout << result.dump(2) << "\n";
+  } else if (format == "md") {
+    std::cout << bench::render_markdown(result);
+  } else {
+    const json &summary = result["summary"];
+    std::cout << "merged " << sources.size() << " journal(s) from " << dirs.size() << " run dir(s), "
+              << result["devices"].size() << " device(s): " << summary["cases"] << " of "
+              << summary["cases"].get<size_t>() + result["missing"].size() << " cases, ok " << summary["ok"] << ", missing "
+              << result["missing"].size() << ", duplicates " << result["duplicates"].size() << ", replicas "
+              << result["replicas"].size() << "\n";
+    for (const json &duplicate : result["duplicates"]) {
+      std::cout << "duplicate: " << duplicate["case_id"].get<std::string>() << " was measured " << duplicate["others"].size() + 1
+                << " times; using " << duplicate["used"]["journal"].get<std::string>() << " ("
+                << duplicate["used"]["device"].get<std::string>() << ")";
+      for (const json &other : duplicate["others"])
+        std::cout << "; also " << other["journal"].get<std::string>() << " (" << other["status"].get<std::string>() << ")";
+      std::cout << "\n";
+    }
+    size_t listed = 0;
+    for (const json &case_id : result["missing"])
+      if (listed++ < 20) std::cout << "missing: " << case_id.get<std::string>() << "\n";
+    if (result["missing"].size() > 20) std::cout << "missing: ... and " << result["missing"].size() - 20 << " more\n";
+    for (const json &device : result["devices"])
+      if (device["sick_card"]["suspect"].get<bool>())
+        std::cout << (device["sick_card"]["flag"].get<bool>() ? "sick card: " : "suspect card: ")
+                  << device["device"].get<std::string>() << ": " << device["sick_card"]["reason"].get<std::string>() << "\n";
+    std::cout << "result: " << (out_dir / "result.json").string() << "\n";
+  }
+  bool failed = !result["missing"].empty();
+  for (const json &row : result["rows"]) failed = failed || bench::is_failure_status(row.value("status", ""));
+  return failed ? kExitFailure : kExitOk;
+}
+
+struct SlurmArgs {
+  std::string plan;
+  uint32_t nodes = 0;
+  uint32_t devices_per_node = 0;
+  uint32_t shards = 0;
+  std::string partition;
+  std::string time;
+  std::string gres;
+  bool gres_given = false;
+  std::string run_dir;
+  std::string out;
+  bool submit = false;
+  double case_timeout_s = 0;
+};
+
+int cmd_slurm(const pb::sdk::Host &host, const SlurmArgs &args) {
+  if (!args.time.empty() && !bench::valid_slurm_time(args.time))
+    throw bench::UsageError("--time " + args.time + ": not a Slurm time limit (M, M:S, H:M:S, D-H, D-H:M, D-H:M:S)");
+  json plan = bench::load_plan(args.plan);
+  bench::SlurmJob job;
+  job.plan = fs::absolute(args.plan).lexically_normal();
+  job.plan_stem = job.plan.stem().string();
+  job.backend = plan["backend"].value("name", "");
+  job.nodes = args.nodes;
+  job.devices_per_node = args.devices_per_node;
+  uint32_t recorded = plan.contains("sharding") ? plan["sharding"].value("count", 0u) : 0u;
+  job.shards = args.shards > 0 ? args.shards : recorded > 0 ? recorded : args.nodes;
+  if (recorded > 0 && job.shards != recorded)
+    throw bench::UsageError("--shards " + std::to_string(job.shards) + ": the plan was prepared with --shards " +
+                            std::to_string(recorded));
+  job.partition = args.partition;
+  job.time = args.time;
+  job.gres = args.gres_given ? args.gres : bench::default_gres(job.backend);
+  job.run_dir = fs::absolute(args.run_dir.empty() ? "runs/" + job.plan_stem : args.run_dir).lexically_normal();
+  job.script = fs::absolute(args.out).lexically_normal();
+  job.perfbound = bench::self_executable();
+  bench::Backend backend = bench::Backend::load(host, plan["backend"].value("plugin", ""));
+  static const int kAnchor = 0;
+  job.plugin_dirs = {bench::library_containing(&kAnchor).parent_path(), fs::path(backend.listing().library).parent_path()};
+  if (job.plugin_dirs[0] == job.plugin_dirs[1]) job.plugin_dirs.pop_back();
+  if (args.case_timeout_s > 0) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", args.case_timeout_s);
+    job.run_args = {"--case-timeout", text};
+  }
+  // The partition must exist where the job goes; checked before anything is written.
+  std::string why;
+  std::optional<std::vector<std::string>> partitions = bench::slurm_partitions(why);
+  if (!partitions && args.submit) throw pb::sdk::InfraError("--submit: cannot reach Slurm: " + why);
+  if (partitions && !args.partition.empty() &&
+      std::find(partitions->begin(), partitions->end(), args.partition) == partitions->end()) {
+    std::string known;
+    for (const std::string &name : *partitions) known += (known.empty() ? "" : ", ") + name;
+    throw pb::sdk::InfraError("--partition " + args.partition + ": this Slurm has no such partition (it has: " +
+                              (known.empty() ? "none" : known) + ")");
+  }
+  std::error_code ec;
+  fs::create_directories(job.run_dir / "slurm", ec);
+  if (ec) throw pb::sdk::InfraError("cannot create " + (job.run_dir / "slurm").string() + ": " + ec.message());
+  bench::write_file_durably(job.script, bench::slurm_script(job));
+  chmod(job.script.c_str(), 0755);
+  std::cout << "wrote " << job.script.string() << ": " << job.shards << " array task(s), one per shard, at most "
+            << job.nodes << " at once, " << job.devices_per_node << " "
+            << (job.gres.empty() ? std::string("CPU(s)") : job.gres + "(s)") << " each; results in "
+            << job.run_dir.string() << "/shard-*, merged into " << (job.run_dir / "merged").string() << "\n";
+  if (!partitions) std::cout << "note: partition not checked (" << why << ")\n";
+  if (!args.submit) {
+    std::cout << "submit with: bash " << job.script.string() << " --submit\n";
+    return kExitOk;
+  }
+  bench::CaptureResult submitted = bench::run_capture({"bash", job.script.string(), "--submit"}, 120);
+  std::cout << submitted.out;
+  if (!submitted.ok()) {
+    std::cerr << submitted.err;
+    throw pb::sdk::InfraError("submitting " + job.script.string() + " failed: " + submitted.describe(120));
+  }
   return kExitOk;
 }
 
@@ -156,9 +339,10 @@ int bench_main(const pb::sdk::Host &host, const std::vector<std::string> &args) 
                "health gate, capacity preflight (docs/timing.md)",
                "perfbound bench"};
   app.require_subcommand(1);
-  app.footer("Exit status: 0 every case ok or skipped; 1 a case failed (error, check_failed, timeout, contaminated); "
-             "2 usage error; 3 invalid input (testlist, plan, refused resume); 5 no device, device locked; "
-             "130 interrupted (resume with --resume).");
+  app.footer("Exit status: 0 every case ok or skipped; 1 a case failed (error, check_failed, timeout, contaminated) "
+             "or a merge lacks cases; 2 usage error (a device named twice, a shard index out of range); 3 invalid "
+             "input (testlist, plan, refused resume, journals of different plans merged); 5 no device, device "
+             "locked, a Slurm partition that does not exist; 130 interrupted (resume with --resume).");
   std::vector<std::shared_ptr<std::string>> protocol_storage;
   int code = kExitOk;
   std::function<int()> action;
@@ -170,6 +354,7 @@ int bench_main(const pb::sdk::Host &host, const std::vector<std::string> &args) 
   auto profile = std::make_shared<std::string>();
   auto plan_out = std::make_shared<std::string>();
   auto prepare_json = std::make_shared<bool>(false);
+  auto prepare_shards = std::make_shared<uint32_t>(0);
   CLI::App *prepare = app.add_subcommand("prepare", "Turn testlists into a plan file (cases, phases, smoke cases)");
   prepare->add_option("--testlist", *testlists, "OperatorX testlist JSON (repeatable)")->required()->check(CLI::ExistingFile);
   prepare->add_option("--backend", *backend_name, "Timing backend name (cpu, cuda, acl) or plugin id")->required();
@@ -179,9 +364,13 @@ int bench_main(const pb::sdk::Host &host, const std::vector<std::string> &args) 
   prepare->add_option("--profile", *profile, "Hardware profile (name or directory) for the capacity preflight");
   prepare->add_option("-o,--out", *plan_out, "Plan file to write")->required();
   prepare->add_flag("--json", *prepare_json, "Print the plan as JSON");
+  prepare->add_option("--shards", *prepare_shards,
+                      "Record a split into N shards balanced by predicted cost (run one with bench run --shard I/N)")
+      ->check(CLI::Range(uint32_t{1}, bench::kMaxShards));
   add_protocol_flags(*prepare, protocol_storage);
   prepare->callback([&] {
-    action = [&] { return cmd_prepare(host, *testlists, *backend_name, *divisor, *profile, *plan_out, *prepare_json); };
+    action = [&] { return cmd_prepare(host, *testlists, *backend_name, *divisor, *profile, *plan_out, *prepare_json,
+                                          *prepare_shards); };
   });
 
   // run
@@ -190,18 +379,28 @@ int bench_main(const pb::sdk::Host &host, const std::vector<std::string> &args) 
   auto out_dir = std::make_shared<std::string>();
   auto lock_dir = std::make_shared<std::string>();
   auto quiet = std::make_shared<bool>(false);
+  auto devices_text = std::make_shared<std::string>();
+  auto shard_text = std::make_shared<std::string>();
   CLI::App *run = app.add_subcommand("run", "Run a prepared plan; journal, result.json and summary.md go to --out-dir");
   run->add_option("plan", *plan_path, "Plan file from perfbound bench prepare")->required()->check(CLI::ExistingFile);
   run->add_option("--out-dir", *out_dir, "Directory for journal.jsonl, result.json, summary.md, worker logs")->required();
   run->add_flag("--resume", options->resume, "Continue the journal in --out-dir (refused if plan, source or hardware changed)");
-  run->add_option("--device", options->device_index, "Device index of the backend")->check(CLI::NonNegativeNumber);
+  CLI::Option *device_option =
+      run->add_option("--device", options->device_index, "Device index of the backend")->check(CLI::NonNegativeNumber);
+  run->add_option("--devices", *devices_text,
+                  "Run on several devices at once, one worker each (0-7, 0,2,5 or all); journals under OUT/lanes/, "
+                  "result.json merged")
+      ->excludes(device_option);
+  run->add_option("--shard", *shard_text, "Run shard I of N (0-based, e.g. 0/4) of the plan; smoke cases run in every shard");
   run->add_option("--case-timeout", options->case_timeout_s, "Watchdog deadline per case, seconds (default 600)")
       ->check(CLI::PositiveNumber);
   run->add_option("--cooldown", options->cooldown_s, "Pause between cases, seconds (default 0)")->check(CLI::NonNegativeNumber);
   run->add_option("--health", options->health_tool, "Health gate tool: none, npu-smi or nvidia-smi (default none)")
       ->check(CLI::IsMember({"none", "npu-smi", "nvidia-smi"}));
   run->add_option("--smi-program", options->smi_program, "The SMI program to run (default: the tool's name in PATH)");
-  run->add_option("--smi-device", options->smi_device, "Device as the SMI tool names it: NPU[:CHIP] or GPU index (default: --device)");
+  run->add_option("--smi-device", options->smi_device,
+                  "Device as the SMI tool names it: NPU[:CHIP] or GPU index (default: --device); with --devices, a "
+                  "comma-separated list in the same order");
   run->add_option("--idle-interval", options->idle_interval_s, "Seconds between the two idle observations (default 1)")
       ->check(CLI::NonNegativeNumber);
   run->add_option("--idle-timeout", options->idle_timeout_s,
@@ -221,9 +420,59 @@ int bench_main(const pb::sdk::Host &host, const std::vector<std::string> &args) 
       options->out_dir = *out_dir;
       options->lock_dir = *lock_dir;
       options->progress = !*quiet;
+      if (!shard_text->empty()) {
+        std::string error;
+        options->shard = bench::parse_shard(*shard_text, error);
+        if (!options->shard) throw bench::UsageError(error);
+      }
+      if (*devices_text == "all") {
+        options->all_devices = true;
+      } else if (!devices_text->empty()) {
+        options->devices = parse_device_list(*devices_text);
+      }
+      if ((options->all_devices || !options->devices.empty()) && !options->smi_device.empty()) {
+        std::string list = options->smi_device;
+        options->smi_device.clear();
+        for (size_t start = 0; start <= list.size();) {
+          size_t comma = list.find(',', start);
+          options->smi_devices.push_back(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+          if (comma == std::string::npos) break;
+          start = comma + 1;
+        }
+      }
       return bench::run_plan(host, *options, std::cout, std::cerr);
     };
   });
+
+  // merge
+  auto merge_dirs = std::make_shared<std::vector<std::string>>();
+  auto merge_out = std::make_shared<std::string>();
+  auto merge_format = std::make_shared<std::string>("text");
+  CLI::App *merge = app.add_subcommand("merge", "Combine the journals of shards and devices of one plan into one result");
+  merge->add_option("dirs", *merge_dirs, "Run directories (--out-dir of bench run, any number)")->required()->check(CLI::ExistingDirectory);
+  merge->add_option("-o,--out", *merge_out, "Directory for the merged result.json and summary.md")->required();
+  merge->add_option("--format", *merge_format, "Report on stdout: text, md or json")->check(CLI::IsMember({"text", "md", "json"}));
+  merge->callback([&] { action = [&] { return cmd_merge(*merge_dirs, *merge_out, *merge_format); }; });
+
+  // slurm
+  auto slurm = std::make_shared<SlurmArgs>();
+  CLI::App *slurm_cmd = app.add_subcommand("slurm", "Write (and --submit) a Slurm array job: one task per shard, then a merge job");
+  slurm_cmd->add_option("plan", slurm->plan, "Plan file from perfbound bench prepare")->required()->check(CLI::ExistingFile);
+  slurm_cmd->add_option("--nodes", slurm->nodes, "Nodes (array tasks running at once, one node each)")->required()
+      ->check(CLI::Range(1u, 100000u));
+  slurm_cmd->add_option("--devices-per-node", slurm->devices_per_node, "Devices each array task asks for and runs on")
+      ->required()->check(CLI::Range(1u, 4096u));
+  slurm_cmd->add_option("--shards", slurm->shards, "Array tasks (default: the plan's --shards, else --nodes)")
+      ->check(CLI::Range(uint32_t{1}, bench::kMaxShards));
+  slurm_cmd->add_option("--partition", slurm->partition, "Slurm partition (checked with sinfo where Slurm is reachable)");
+  slurm_cmd->add_option("--time", slurm->time, "Time limit per array task, as sbatch --time takes it");
+  slurm_cmd->add_option("--gres", slurm->gres, "Gres name of the devices (default: gpu for cuda, npu for acl, none for cpu)")
+      ->each([slurm](const std::string &) { slurm->gres_given = true; });
+  slurm_cmd->add_option("--run-dir", slurm->run_dir, "Where shards write (RUN/shard-I) and the merge goes (RUN/merged); default runs/<plan>");
+  slurm_cmd->add_option("--case-timeout", slurm->case_timeout_s, "Passed to bench run")->check(CLI::PositiveNumber);
+  slurm_cmd->add_option("-o,--out", slurm->out, "The sbatch script to write")->required();
+  slurm_cmd->add_flag("--submit", slurm->submit, "Submit the array and the merge job now and print their job ids");
+  slurm_cmd->callback([&] { action = [&] { return cmd_slurm(host, *slurm); }; });
 
   // report
   auto result_path = std::make_shared<std::string>();

@@ -15,7 +15,16 @@
 // arrive pre-quantized) and the output rounded to the output dtype inside
 // the timed call.
 //
+// Devices: device i is the i-th logical CPU of the process's affinity mask
+// (sched_getaffinity: what a shell, taskset or a Slurm allocation gives the
+// process). Opening device i pins the opening thread, and so the stream
+// thread it starts, to that CPU and runs OpenBLAS single-threaded, so one
+// worker per device measures on one core and several workers run side by
+// side without sharing a core. A machine with 2 CPUs has 2 devices.
+//
 //===----------------------------------------------------------------------===//
+#include <pthread.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <cblas.h>
@@ -75,6 +84,23 @@ constexpr size_t kFallbackFlushBytes = size_t{64} << 20;
 size_t flush_bytes() {
   size_t llc = last_level_cache_bytes();
   return llc > 0 ? std::max<size_t>(llc, size_t{8} << 20) : kFallbackFlushBytes;
+}
+
+/// The logical CPUs this process may run on, ascending.
+std::vector<int> allowed_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+  return cpus;
+}
+
+std::string no_such_device(uint32_t device_index, size_t count) {
+  return "cpu backend: device " + std::to_string(device_index) + " does not exist (devices are the " +
+         std::to_string(count) + " logical CPU(s) of this process's affinity mask, 0.." +
+         std::to_string(count == 0 ? 0 : count - 1) + ")";
 }
 
 std::string cpu_model_name() {
@@ -284,13 +310,14 @@ int64_t now_ns() {
 
 pb_status cpu_device_count(uint32_t *count, pb_text_sink, void *) {
   if (count == nullptr) return PB_ERR_INVALID_ARGUMENT;
-  *count = 1;
+  *count = static_cast<uint32_t>(allowed_cpus().size());
   return PB_OK;
 }
 
 pb_status cpu_describe_device(uint32_t device_index, pb_text_sink sink, void *sink_data) {
-  if (device_index != 0) {
-    send(sink, sink_data, "cpu backend: device " + std::to_string(device_index) + " does not exist (the host CPU is device 0)");
+  std::vector<int> cpus = allowed_cpus();
+  if (device_index >= cpus.size()) {
+    send(sink, sink_data, no_such_device(device_index, cpus.size()));
     return PB_ERR_INFRA;
   }
   json identity;
@@ -306,8 +333,14 @@ pb_status cpu_describe_device(uint32_t device_index, pb_text_sink sink, void *si
   long page_size = sysconf(_SC_PAGESIZE);
   identity["memory_bytes"] = pages > 0 && page_size > 0 ? json(static_cast<int64_t>(pages) * page_size) : json(nullptr);
   identity["logical_cpus"] = static_cast<int64_t>(sysconf(_SC_NPROCESSORS_ONLN));
+  identity["cpu"] = cpus[device_index];
+  identity["unique_id"] = "cpu" + std::to_string(cpus[device_index]);
+  identity["device_meaning"] = "logical CPU " + std::to_string(cpus[device_index]) +
+                               " (device " + std::to_string(device_index) +
+                               " of the process's affinity mask); the stream thread and a single-threaded OpenBLAS "
+                               "are pinned to it";
   identity["blas_core"] = openblas_get_corename();
-  identity["blas_threads"] = openblas_get_num_threads();
+  identity["blas_threads"] = 1;
   size_t llc = last_level_cache_bytes();
   identity["last_level_cache_bytes"] = llc > 0 ? json(llc) : json(nullptr);
   if (llc == 0) identity["last_level_cache_bytes_reason"] = "sysconf reports no cache size";
@@ -328,10 +361,22 @@ pb_status cpu_gemm_supported(const pb_timing_gemm_desc *desc, pb_text_sink sink,
 
 pb_status cpu_open(uint32_t device_index, pb_timing_session **out_session, pb_text_sink sink, void *sink_data) {
   if (out_session == nullptr) return PB_ERR_INVALID_ARGUMENT;
-  if (device_index != 0) {
-    send(sink, sink_data, "cpu backend: device " + std::to_string(device_index) + " does not exist (the host CPU is device 0)");
+  std::vector<int> cpus = allowed_cpus();
+  if (device_index >= cpus.size()) {
+    send(sink, sink_data, no_such_device(device_index, cpus.size()));
     return PB_ERR_INFRA;
   }
+  // Pin this thread before the session starts its stream thread, which
+  // inherits the mask; OpenBLAS then runs on the calling (stream) thread.
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpus[device_index], &set);
+  if (int error = pthread_setaffinity_np(pthread_self(), sizeof set, &set); error != 0) {
+    send(sink, sink_data, "cpu backend: cannot pin to logical CPU " + std::to_string(cpus[device_index]) + ": " +
+                              std::strerror(error));
+    return PB_ERR_INFRA;
+  }
+  openblas_set_num_threads(1);
   try {
     *out_session = new pb_timing_session();
   } catch (const std::exception &e) {

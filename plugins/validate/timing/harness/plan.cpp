@@ -7,6 +7,7 @@
 #include <perfbound/sdk/sha256.hpp>
 #include "process.hpp"
 #include "protocol.hpp"
+#include "shard.hpp"
 #include "testlist.hpp"
 
 namespace pb::bench {
@@ -75,6 +76,7 @@ json build_plan(const PlanOptions &options, const Backend &backend) {
                              {"b", dtype_name(shape.b)},
                              {"out", dtype_name(shape.out)},
                              {"testlist_shape", json{{"m", entry.gemm->m}, {"n", entry.gemm->n}, {"k", entry.gemm->k}}}};
+      plan_case["predicted_cost"] = predicted_cost(plan_case["op"], options.profile_document);
       if (auto reason = backend.unsupported(shape)) {
         plan_case["status"] = "error";
         plan_case["reason"] = *reason;
@@ -108,6 +110,7 @@ json build_plan(const PlanOptions &options, const Backend &backend) {
   plan["smoke_case_ids"] = smoke_ids;
   plan["dtypes"] = json(std::vector<std::string>(dtypes.begin(), dtypes.end()));
   plan["cases"] = cases;
+  if (options.shards > 0) plan["sharding"] = sharding_table(plan, options.shards);
   plan["plan_sha256"] = plan_digest(plan);
   return plan;
 }

@@ -32,6 +32,10 @@ struct PlanOptions {
   json profile_capacities;
   /// {"name", "sha256"} of the profile document, or null.
   json profile_ref;
+  /// The perfbound.profile/1 document (predicted costs), or null.
+  json profile_document;
+  /// > 1: record a split into this many shards (shard.hpp).
+  uint32_t shards = 0;
 };
 
 /// Builds a plan. Entry problems and dtypes the backend cannot run become

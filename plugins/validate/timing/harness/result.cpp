@@ -89,6 +89,45 @@ std::string escape_cell(std::string text) {
   return out.size() > 160 ? out.substr(0, 157) + "..." : out;
 }
 
+/// The multi-device part of a merged result: per-device throughput and
+/// sick-card verdicts, duplicates and replicas, missing cases.
+std::string render_devices(const json &result, bool markdown) {
+  std::string out;
+  const json &devices = result.value("devices", json::array());
+  if (devices.empty()) return out;
+  if (markdown) {
+    out += "\n## Devices\n\n| device | rows | ok | failed | device time s | cases/hour | sick card |\n|---|---:|---:|---:|---:|---:|---|\n";
+  } else {
+    out += "devices:\n";
+  }
+  for (const json &device : devices) {
+    const json &sick = device.value("sick_card", json::object());
+    std::string verdict = sick.value("flag", false) ? "SICK: " : sick.value("suspect", false) ? "suspect: " : "";
+    verdict += sick.value("reason", std::string());
+    if (markdown)
+      out += "| " + escape_cell(device.value("device", std::string("?"))) + " | " + device.value("rows", json(0)).dump() +
+             " | " + device.value("ok", json(0)).dump() + " | " + device.value("failed", json(0)).dump() + " | " +
+             number_or_dash(device.value("busy_s", json(nullptr)), 1) + " | " +
+             number_or_dash(device.value("cases_per_hour", json(nullptr)), 0) + " | " + escape_cell(verdict) + " |\n";
+    else
+      out += "  " + device.value("device", std::string("?")) + ": " + device.value("rows", json(0)).dump() + " rows, ok " +
+             device.value("ok", json(0)).dump() + ", " + number_or_dash(device.value("cases_per_hour", json(nullptr)), 0) +
+             " cases/hour of device time; " + verdict + "\n";
+  }
+  auto count = [&](const char *key) { return result.value(key, json::array()).size(); };
+  std::string line = "duplicates " + std::to_string(count("duplicates")) + " (a case measured twice: the first ok row is used), replicas " +
+                     std::to_string(count("replicas")) + " (smoke cases, run on every device and shard), missing " +
+                     std::to_string(count("missing"));
+  out += markdown ? "\n- " + line + "\n" : line + "\n";
+  for (const json &duplicate : result.value("duplicates", json::array()))
+    out += std::string(markdown ? "- " : "  ") + "duplicate " + duplicate.value("case_id", std::string()) + ": used " +
+           duplicate["used"].value("device", std::string()) + " (" + duplicate["used"].value("journal", std::string()) + ")\n";
+  size_t listed = 0;
+  for (const json &case_id : result.value("missing", json::array()))
+    if (listed++ < 50) out += std::string(markdown ? "- " : "  ") + "missing " + case_id.get<std::string>() + "\n";
+  return out;
+}
+
 }  // namespace
 
 json make_unmeasured_row(const json &plan_case, const std::string &status, const std::string &reason,
@@ -183,6 +222,7 @@ std::string render_markdown(const json &result) {
            " | " + number_or_dash(row.value("tflops", json(nullptr)), 3) + " | " + scientific(max_rel) + " | " +
            escape_cell(note_of(row)) + " |\n";
   }
+  out += render_devices(result, true);
   return out;
 }
 
@@ -206,6 +246,7 @@ std::string render_text(const json &result) {
     std::string note = note_of(row);
     if (!note.empty()) out += "    " + note + "\n";
   }
+  out += render_devices(result, false);
   return out;
 }
 

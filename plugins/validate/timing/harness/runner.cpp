@@ -9,8 +9,12 @@
 #include <cstdlib>
 #include <fcntl.h>
 #include <iostream>
+#include <deque>
+#include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <thread>
 
 #include "backend.hpp"
@@ -18,11 +22,13 @@
 #include "health.hpp"
 #include "journal.hpp"
 #include "measure.hpp"
+#include "merge.hpp"
 #include "plan.hpp"
 #include "preflight.hpp"
 #include "process.hpp"
 #include "protocol.hpp"
 #include "result.hpp"
+#include "shard.hpp"
 
 namespace pb::bench {
 
@@ -70,13 +76,64 @@ std::string read_capture(const fs::path &path, bool &truncated) {
   return *text;
 }
 
-/// Everything one run needs, in one place.
+/// What the lanes of a multi-device run share: the queue of measure cases
+/// they pull from, the cases already recorded, and the top-level result.
+struct Shared {
+  std::mutex state_mutex;   // queue, done, records of every lane, on_record
+  std::mutex print_mutex;   // progress lines
+  std::deque<json> queue;   // measure cases no lane has taken yet
+  size_t total = 0;         // cases of the run (smoke cases once per lane)
+  size_t finished = 0;
+  std::function<void()> on_record;  // called with state_mutex held
+
+  std::optional<json> take() {
+    std::lock_guard<std::mutex> lock(state_mutex);
+    if (queue.empty()) return std::nullopt;
+    json next = std::move(queue.front());
+    queue.pop_front();
+    return next;
+  }
+};
+
+/// The device key of an identity: its bus id, else its unique id, else the index.
+std::string identity_key(const json &identity, uint32_t index) {
+  if (identity.value("bus_id", json(nullptr)).is_string()) return identity["bus_id"].get<std::string>();
+  if (identity.value("unique_id", json(nullptr)).is_string()) return identity["unique_id"].get<std::string>();
+  return "index" + std::to_string(index);
+}
+
+/// One device of a run: its lock, journal, health gate, fingerprint and
+/// worker. A single-device run is one lane writing to --out-dir itself; a
+/// multi-device run has one lane per device under --out-dir/lanes/, each in
+/// its own thread, pulling measure cases from the shared queue.
 class Runner {
  public:
-  Runner(const pb::sdk::Host &host, const RunOptions &options, std::ostream &progress)
-      : host_(host), options_(options), progress_(progress) {}
+  Runner(const pb::sdk::Host &host, const RunOptions &options, std::ostream &progress, Shared *shared = nullptr)
+      : host_(host), options_(options), progress_(progress), shared_(shared) {}
 
+  /// Single-device run: everything, then the report on `out`.
   int run(std::ostream &out);
+
+  /// Loads the plan and the backend, describes the device, fingerprints and
+  /// locks it. `cases` are the run's cases in execution order (a shard's).
+  void setup(const json &plan, std::vector<json> cases);
+  /// The lane directory a multi-device run uses for this device.
+  [[nodiscard]] std::string lane_name() const;
+  /// Creates or (with --resume) reopens the journal in `dir`.
+  void open(const fs::path &dir);
+  /// Runs cases until done, a stop, a smoke failure or a dead device.
+  /// Returns the lane's state.
+  std::string run_cases();
+  /// Stops the worker and writes the lane's result.json.
+  void finish(const std::string &state);
+
+  [[nodiscard]] bool fatal() const { return fatal_; }
+  [[nodiscard]] bool any_failure() const;
+  [[nodiscard]] const json &header() const { return header_; }
+  [[nodiscard]] const std::vector<json> &records() const { return records_; }
+  [[nodiscard]] const fs::path &journal_path() const { return journal_path_; }
+  [[nodiscard]] const Backend &backend() const { return *backend_; }
+  [[nodiscard]] uint32_t device_index() const { return options_.device_index; }
 
  private:
   void prepare_fingerprint();
@@ -89,16 +146,27 @@ class Runner {
   void record(const json &plan_case, json row);
   void write_outputs(const std::string &state);
   json run_metadata() const;
+  std::optional<json> next_case(bool smoke_failed, bool &blocked_by_smoke);
   void say(const std::string &line) {
-    if (options_.progress) progress_ << line << std::endl;
+    if (!options_.progress) return;
+    if (shared_ == nullptr) {
+      progress_ << line << std::endl;
+      return;
+    }
+    std::lock_guard<std::mutex> lock(shared_->print_mutex);
+    progress_ << prefix_ << line << std::endl;
   }
 
   const pb::sdk::Host &host_;
   RunOptions options_;
   std::ostream &progress_;
+  Shared *shared_ = nullptr;
+  std::string prefix_;
+  fs::path dir_;
 
   json plan_;
   std::vector<json> ordered_cases_;
+  size_t next_index_ = 0;
   std::unique_ptr<Backend> backend_;
   json identity_;
   json fingerprint_;
@@ -107,8 +175,10 @@ class Runner {
   std::unique_ptr<JournalWriter> journal_;
   std::unique_ptr<DeviceLock> lock_;
   std::map<std::string, json> rows_;  // by case id
+  std::vector<json> records_;         // journal records, file order
   uint64_t sequence_ = 0;
   bool resumed_ = false;
+  bool fatal_ = false;
   std::string started_at_;
   std::string run_id_;
 
@@ -131,6 +201,7 @@ void Runner::prepare_fingerprint() {
                  {"shape_divisor", plan_.at("shape_divisor")},
                  {"backend", plan_.at("backend")},
                  {"case_ids", case_ids}};
+  if (options_.shard) plan_part["shard"] = options_.shard->text();
   fs::path exe = self_executable();
   fs::path bench_library = library_containing(reinterpret_cast<const void *>(&anchor_function));
   json source_part{{"perfbound", json{{"host", host_.raw()->name}, {"version", host_.raw()->version}}},
@@ -170,9 +241,9 @@ void Runner::prepare_fingerprint() {
 
 void Runner::open_journal() {
   std::error_code ec;
-  fs::create_directories(options_.out_dir, ec);
-  if (ec) throw pb::sdk::InfraError("cannot create --out-dir " + options_.out_dir.string() + ": " + ec.message());
-  journal_path_ = options_.out_dir / "journal.jsonl";
+  fs::create_directories(dir_, ec);
+  if (ec) throw pb::sdk::InfraError("cannot create " + dir_.string() + ": " + ec.message());
+  journal_path_ = dir_ / "journal.jsonl";
   bool exists = fs::exists(journal_path_, ec);
   if (exists && !options_.resume)
     throw UsageError(journal_path_.string() + " already exists: pass --resume to continue that run, or choose another --out-dir");
@@ -199,6 +270,7 @@ void Runner::open_journal() {
       throw pb::sdk::InputError(journal_path_.string() + ": records case '" + case_id + "', which the plan does not have");
     if (rows_.count(case_id) != 0) continue;  // keep the first record of a case
     rows_[case_id] = record.at("row");
+    records_.push_back(record);
     sequence_ = std::max<uint64_t>(sequence_, record.value("seq", uint64_t{0}));
   }
   if (contents.torn_bytes > 0)
@@ -262,7 +334,7 @@ json Runner::gate_before(std::string &refusal) {
 bool Runner::ensure_worker(std::string &error) {
   if (worker_) return true;
   ++worker_count_;
-  fs::path log_path = options_.out_dir / ("worker-" + std::to_string(worker_count_) + ".log");
+  fs::path log_path = dir_ / ("worker-" + std::to_string(worker_count_) + ".log");
   worker_ = std::make_unique<WorkerProcess>(worker_argv_, log_path);
   worker_cases_ = 0;
   std::string line;
@@ -303,7 +375,8 @@ void Runner::stop_worker(const std::string &why) {
 
 json Runner::run_case(const json &plan_case) {
   json device{{"backend", backend_->name()}, {"index", options_.device_index},
-              {"name", identity_.value("name", json(nullptr))}, {"bus_id", identity_.value("bus_id", json(nullptr))}};
+              {"name", identity_.value("name", json(nullptr))}, {"bus_id", identity_.value("bus_id", json(nullptr))},
+              {"host", host_name()}, {"key", identity_key(identity_, options_.device_index)}};
   json health = gate_ ? json{{"gate", gate_->target().tool}, {"observations", json::array()}, {"verdict", nullptr}}
                       : json{{"gate", "none"}, {"reason", "no --health tool was given"}};
   if (plan_case.value("status", "") != "planned")
@@ -336,8 +409,8 @@ json Runner::run_case(const json &plan_case) {
   }
   if (gate_) health["worker_rows"] = worker_rows_note_;
 
-  fs::path capture_out = options_.out_dir / "capture.stdout";
-  fs::path capture_err = options_.out_dir / "capture.stderr";
+  fs::path capture_out = dir_ / "capture.stdout";
+  fs::path capture_err = dir_ / "capture.stderr";
   json request{{"case", plan_case}, {"capture", json{{"stdout", capture_out.string()}, {"stderr", capture_err.string()}}}};
   Clock::time_point start = Clock::now();
   std::string started_at = utc_now_iso();
@@ -417,6 +490,14 @@ void Runner::record(const json &plan_case, json row) {
             {"row", row}};
   journal_->append(line);
   rows_[plan_case.value("id", "")] = std::move(row);
+  if (shared_ == nullptr) {
+    records_.push_back(std::move(line));
+    return;
+  }
+  std::lock_guard<std::mutex> lock(shared_->state_mutex);
+  records_.push_back(std::move(line));
+  ++shared_->finished;
+  if (shared_->on_record) shared_->on_record();
 }
 
 json Runner::run_metadata() const {
@@ -447,6 +528,7 @@ json Runner::run_metadata() const {
               {"shape_divisor", plan_.at("shape_divisor")},
               {"hardware_profile", plan_.value("hardware_profile", json(nullptr))},
               {"health_gate", health},
+              {"shard", options_.shard ? json(options_.shard->text()) : json(nullptr)},
               {"options", json{{"case_timeout_s", options_.case_timeout_s}, {"cooldown_s", options_.cooldown_s},
                                {"keep_going", options_.keep_going}}}};
 }
@@ -458,14 +540,16 @@ void Runner::write_outputs(const std::string &state) {
     if (it != rows_.end()) rows.push_back(it->second);
   }
   json result = make_result(run_metadata(), rows, state);
-  result["summary"]["pending"] = ordered_cases_.size() - rows.size();
-  write_file_durably(options_.out_dir / "result.json", result.dump(2) + "\n");
-  write_file_durably(options_.out_dir / "summary.md", render_markdown(result));
+  // A lane of a multi-device run owns only the cases it took: nothing is
+  // pending for it (the run's result.json counts what no lane recorded).
+  result["summary"]["pending"] = shared_ != nullptr ? 0 : ordered_cases_.size() - rows.size();
+  write_file_durably(dir_ / "result.json", result.dump(2) + "\n");
+  write_file_durably(dir_ / "summary.md", render_markdown(result));
 }
 
-int Runner::run(std::ostream &out) {
-  plan_ = load_plan(options_.plan_path);
-  ordered_cases_ = cases_in_order(plan_);
+void Runner::setup(const json &plan, std::vector<json> cases) {
+  plan_ = plan;
+  ordered_cases_ = std::move(cases);
   backend_ = std::make_unique<Backend>(Backend::load(host_, plan_["backend"].value("plugin", "")));
   if (backend_->name() != plan_["backend"].value("name", ""))
     throw pb::sdk::InputError(options_.plan_path.string() + ": the plan is for backend '" + plan_["backend"].value("name", "") +
@@ -475,14 +559,13 @@ int Runner::run(std::ostream &out) {
     throw pb::sdk::InfraError("backend " + backend_->name() + ": device " + std::to_string(options_.device_index) +
                               " does not exist (" + std::to_string(count) + " device(s) found)");
   identity_ = backend_->describe_device(options_.device_index);
+  prefix_ = "[" + backend_->name() + std::to_string(options_.device_index) + "] ";
   setup_health();
   prepare_fingerprint();
 
   // Lock the device before touching the journal, so a second run is refused
   // whatever --out-dir it names.
-  std::string device_key = backend_->name() + "-" +
-                           (identity_.value("bus_id", json(nullptr)).is_string() ? identity_["bus_id"].get<std::string>()
-                                                                                 : "index" + std::to_string(options_.device_index));
+  std::string device_key = backend_->name() + "-" + identity_key(identity_, options_.device_index);
   const char *env_lock_dir = std::getenv("PERFBOUND_LOCK_DIR");
   fs::path lock_dir = !options_.lock_dir.empty() ? options_.lock_dir
                       : (env_lock_dir != nullptr && *env_lock_dir != '\0') ? fs::path(env_lock_dir)
@@ -491,32 +574,82 @@ int Runner::run(std::ostream &out) {
                                        "pid " + std::to_string(getpid()) + " on " + host_name() + ", plan " +
                                            options_.plan_path.string() + ", out-dir " + options_.out_dir.string() +
                                            ", since " + utc_now_iso());
-  open_journal();
-  install_stop_handlers();
+}
 
+std::string Runner::lane_name() const {
+  std::string name = host_name() + "-" + backend_->name() + "-" + identity_key(identity_, options_.device_index);
+  for (char &c : name)
+    if (c == '/' || c == ' ' || c == '\\') c = '_';
+  return name;
+}
+
+void Runner::open(const fs::path &dir) {
+  dir_ = dir;
+  open_journal();
+}
+
+std::optional<json> Runner::next_case(bool smoke_failed, bool &blocked_by_smoke) {
+  while (next_index_ < ordered_cases_.size()) {
+    const json &plan_case = ordered_cases_[next_index_];
+    // A multi-device lane runs only its smoke cases itself; the measure
+    // cases come from the shared queue.
+    if (shared_ != nullptr && plan_case.value("phase", "") != "smoke") break;
+    if (rows_.count(plan_case.value("id", "")) != 0) {
+      ++next_index_;
+      continue;
+    }
+    if (smoke_failed && plan_case.value("phase", "") == "measure") {
+      blocked_by_smoke = true;
+      return std::nullopt;
+    }
+    ++next_index_;
+    return plan_case;
+  }
+  if (shared_ == nullptr) return std::nullopt;
+  if (smoke_failed) {
+    std::lock_guard<std::mutex> lock(shared_->state_mutex);
+    blocked_by_smoke = !shared_->queue.empty();
+    return std::nullopt;
+  }
+  return shared_->take();
+}
+
+std::string Runner::run_cases() {
   std::string state = "complete";
-  size_t done = rows_.size();
   bool smoke_failed = false;
-  bool fatal = false;
-  for (const json &plan_case : ordered_cases_) {
-    std::string case_id = plan_case.value("id", "");
-    if (rows_.count(case_id) != 0) continue;
+  while (true) {
     if (stop_requested()) {
       state = "interrupted";
       break;
     }
-    if (smoke_failed && plan_case.value("phase", "") == "measure") {
-      state = "stopped_after_smoke_failure";
+    bool blocked_by_smoke = false;
+    std::optional<json> next = next_case(smoke_failed, blocked_by_smoke);
+    if (!next) {
+      if (blocked_by_smoke) state = "stopped_after_smoke_failure";
       break;
     }
+    const json &plan_case = *next;
+    std::string case_id = plan_case.value("id", "");
     json row = run_case(plan_case);
     if (row.is_null()) {
+      if (shared_ != nullptr && plan_case.value("phase", "") != "smoke") {
+        std::lock_guard<std::mutex> lock(shared_->state_mutex);
+        shared_->queue.push_front(plan_case);  // not recorded: another lane or a --resume runs it
+      }
       state = "interrupted";
       break;
     }
     record(plan_case, row);
-    ++done;
-    std::string line = "[" + std::to_string(done) + "/" + std::to_string(ordered_cases_.size()) + "] " + case_id + " " +
+    size_t done = 0;
+    size_t total = ordered_cases_.size();
+    if (shared_ != nullptr) {
+      std::lock_guard<std::mutex> lock(shared_->state_mutex);
+      done = shared_->finished;
+      total = shared_->total;
+    } else {
+      done = rows_.size();
+    }
+    std::string line = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " + case_id + " " +
                        plan_case.value("name", "") + ": " + row.value("status", "");
     if (row["latency_us"].is_number()) {
       char figures[96];
@@ -526,9 +659,11 @@ int Runner::run(std::ostream &out) {
     }
     if (row["reason"].is_string()) line += " (" + row["reason"].get<std::string>() + ")";
     say(line);
-    write_outputs("running");
+    // A lane of a multi-device run writes its own result.json at the end; the
+    // run's result.json is rewritten as cases finish (MultiRunner::write_top).
+    if (shared_ == nullptr) write_outputs("running");
     if (row["worker"].is_object() && row["worker"].value("fatal", false)) {
-      fatal = true;
+      fatal_ = true;
       state = "aborted_no_device";
       break;
     }
@@ -536,9 +671,201 @@ int Runner::run(std::ostream &out) {
       smoke_failed = true;
     if (options_.cooldown_s > 0) interruptible_sleep(options_.cooldown_s);
   }
-  if (state == "complete" && smoke_failed && rows_.size() < ordered_cases_.size()) state = "stopped_after_smoke_failure";
+  if (state == "complete" && smoke_failed && shared_ == nullptr && rows_.size() < ordered_cases_.size())
+    state = "stopped_after_smoke_failure";
+  return state;
+}
+
+void Runner::finish(const std::string &state) {
   stop_worker("end of run");
   write_outputs(state);
+}
+
+bool Runner::any_failure() const {
+  for (const auto &[case_id, row] : rows_) {
+    (void)case_id;
+    if (is_failure_status(row.value("status", ""))) return true;
+  }
+  return false;
+}
+
+int Runner::run(std::ostream &out) {
+  json plan = load_plan(options_.plan_path);
+  std::vector<json> cases = cases_in_order(plan);
+  if (options_.shard) {
+    std::set<std::string> ids = shard_case_ids(plan, *options_.shard);
+    std::erase_if(cases, [&](const json &plan_case) { return ids.count(plan_case.value("id", "")) == 0; });
+  }
+  setup(plan, std::move(cases));
+  open(options_.out_dir);
+  install_stop_handlers();
+  if (options_.shard) say("shard " + options_.shard->text() + ": " + std::to_string(ordered_cases_.size()) + " cases");
+
+  std::string state = run_cases();
+  finish(state);
+  json result = json::parse(*read_whole_file(dir_ / "result.json"));
+  if (options_.format == "json")
+    out << result.dump(2) << "\n";
+  else if (options_.format == "md")
+    out << render_markdown(result);
+  else
+    out << render_text(result) << "result: " << (dir_ / "result.json").string() << "\n";
+  if (state == "interrupted") return 130;
+  if (fatal_) return 5;
+  return state != "complete" || any_failure() ? 1 : 0;
+}
+
+/// `bench run --devices`: one lane (thread, worker, lock, journal, gate) per
+/// device, measure cases pulled from one queue, result.json merged from the
+/// lanes' journals (merge.hpp).
+class MultiRunner {
+ public:
+  MultiRunner(const pb::sdk::Host &host, const RunOptions &options, std::ostream &progress)
+      : host_(host), options_(options), progress_(progress) {}
+  int run(std::ostream &out);
+
+ private:
+  void write_top(const std::string &state, bool force);
+  const pb::sdk::Host &host_;
+  RunOptions options_;
+  std::ostream &progress_;
+  Shared shared_;
+  std::vector<std::unique_ptr<Runner>> lanes_;
+  std::vector<MergeSource> others_;  // lanes of earlier runs in this --out-dir on other devices
+  std::string run_id_;
+  Clock::time_point next_write_{};
+};
+
+void MultiRunner::write_top(const std::string &state, bool force) {
+  // Called with shared_.state_mutex held (or after the lanes ended). A merge
+  // of a long campaign is not free (100k rows: about 25 s of CPU), so it is
+  // rewritten at most every 2 s and never more than 5 % of the time.
+  if (!force && Clock::now() < next_write_) return;
+  Clock::time_point start = Clock::now();
+  std::vector<MergeSource> sources = others_;
+  for (const auto &lane : lanes_)
+    sources.push_back(MergeSource{lane->journal_path().string(), lane->header(), lane->records(), 0});
+  MergeOptions merge;
+  merge.id = run_id_;
+  merge.state = state;
+  json devices = json::array();
+  for (const auto &lane : lanes_) devices.push_back(lane->device_index());
+  merge.extra_run = json{{"devices", devices},
+                         {"shard", options_.shard ? json(options_.shard->text()) : json(nullptr)},
+                         {"out_dir", fs::absolute(options_.out_dir).string()}};
+  json result = merge_sources(sources, merge);
+  write_file_durably(options_.out_dir / "result.json", result.dump(2) + "\n");
+  write_file_durably(options_.out_dir / "summary.md", render_markdown(result));
+  double cost_s = seconds_since(start);
+  next_write_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::max(2.0, 20 * cost_s)));
+}
+
+int MultiRunner::run(std::ostream &out) {
+  json plan = load_plan(options_.plan_path);
+  std::vector<json> cases = cases_in_order(plan);
+  if (options_.shard) {
+    std::set<std::string> ids = shard_case_ids(plan, *options_.shard);
+    std::erase_if(cases, [&](const json &plan_case) { return ids.count(plan_case.value("id", "")) == 0; });
+  }
+  std::vector<uint32_t> devices = options_.devices;
+  if (options_.all_devices) {
+    Backend probe = Backend::load(host_, plan["backend"].value("plugin", ""));
+    uint32_t count = probe.device_count();
+    if (count == 0) throw pb::sdk::InfraError("--devices all: backend " + probe.name() + " found no device");
+    for (uint32_t index = 0; index < count; ++index) devices.push_back(index);
+  }
+  if (!options_.smi_devices.empty() && options_.smi_devices.size() != devices.size())
+    throw UsageError("--smi-device names " + std::to_string(options_.smi_devices.size()) + " device(s), --devices " +
+                     std::to_string(devices.size()));
+  std::map<uint32_t, std::string> smi_by_device;
+  for (size_t idx = 0; idx < options_.smi_devices.size(); ++idx) smi_by_device[devices[idx]] = options_.smi_devices[idx];
+  // Every device is set up and locked before any journal is written, so a
+  // locked or missing device refuses the whole run with nothing written.
+  for (uint32_t device : devices) {
+    RunOptions lane_options = options_;
+    lane_options.device_index = device;
+    lane_options.smi_devices.clear();
+    lane_options.smi_device = smi_by_device.count(device) != 0 ? smi_by_device[device] : "";
+    auto lane = std::make_unique<Runner>(host_, lane_options, progress_, &shared_);
+    lane->setup(plan, cases);
+    lanes_.push_back(std::move(lane));
+  }
+  fs::path lanes_dir = options_.out_dir / "lanes";
+  std::error_code ec;
+  bool existing = fs::is_directory(lanes_dir, ec) && !fs::is_empty(lanes_dir, ec);
+  if (existing && !options_.resume)
+    throw UsageError(lanes_dir.string() + " already holds journals: pass --resume to continue that run, or choose another --out-dir");
+  if (!existing && options_.resume) throw UsageError("--resume: there is no journal under " + lanes_dir.string());
+  if (fs::exists(options_.out_dir / "journal.jsonl", ec))
+    throw UsageError((options_.out_dir / "journal.jsonl").string() + " is a single-device run (--device); run --devices in another --out-dir");
+  std::set<std::string> active;
+  for (auto &lane : lanes_)
+    if (!active.insert(lane->lane_name()).second)
+      throw UsageError("--devices: two of the devices are the same device, " + lane->lane_name());
+  for (auto &lane : lanes_) lane->open(lanes_dir / lane->lane_name());
+  // Journals of devices that took part before (another node, another CPU)
+  // count: their cases are done.
+  if (existing)
+    for (const fs::directory_entry &entry : fs::directory_iterator(lanes_dir, ec))
+      if (active.count(entry.path().filename().string()) == 0 && fs::exists(entry.path() / "journal.jsonl", ec))
+        others_.push_back(load_source(entry.path() / "journal.jsonl"));
+  std::sort(others_.begin(), others_.end(), [](const MergeSource &a, const MergeSource &b) { return a.label < b.label; });
+  std::vector<MergeSource> all = others_;
+  for (const auto &lane : lanes_) all.push_back(MergeSource{lane->journal_path().string(), lane->header(), lane->records(), 0});
+  check_mergeable(all);
+  std::set<std::string> done;
+  for (const MergeSource &source : all)
+    for (const json &record : source.records) done.insert(record.value("case_id", ""));
+  size_t smoke = 0;
+  for (const json &plan_case : cases) {
+    if (plan_case.value("phase", "") == "smoke") {
+      ++smoke;
+      continue;
+    }
+    if (done.count(plan_case.value("id", "")) == 0) shared_.queue.push_back(plan_case);
+  }
+  shared_.total = smoke * lanes_.size() + (cases.size() - smoke);
+  for (const MergeSource &source : all) shared_.finished += source.records.size();
+  run_id_ = "bench-" + utc_now_iso() + "-" + std::to_string(getpid());
+  for (char &c : run_id_)
+    if (c == ':') c = '-';
+  shared_.on_record = [this] { write_top("running", false); };
+  install_stop_handlers();
+  if (options_.progress && options_.resume)
+    progress_ << "resuming: " << done.size() << " case(s) already recorded in " << all.size() << " journal(s) under "
+              << lanes_dir.string() << std::endl;
+  if (options_.progress) {
+    std::string names;
+    for (const auto &lane : lanes_) names += (names.empty() ? "" : ", ") + lane->lane_name();
+    progress_ << "devices: " << names << "; " << shared_.queue.size() << " measure cases queued"
+              << (options_.shard ? " (shard " + options_.shard->text() + ")" : std::string()) << std::endl;
+  }
+
+  std::vector<std::string> states(lanes_.size());
+  std::vector<std::string> errors(lanes_.size());
+  std::vector<std::thread> threads;
+  for (size_t idx = 0; idx < lanes_.size(); ++idx)
+    threads.emplace_back([&, idx] {
+      try {
+        states[idx] = lanes_[idx]->run_cases();
+        lanes_[idx]->finish(states[idx]);
+      } catch (const std::exception &e) {
+        errors[idx] = e.what();
+        states[idx] = "aborted";
+      }
+    });
+  for (std::thread &thread : threads) thread.join();
+  for (size_t idx = 0; idx < lanes_.size(); ++idx)
+    if (!errors[idx].empty()) progress_ << "perfbound bench: " << lanes_[idx]->lane_name() << ": " << errors[idx] << std::endl;
+
+  bool interrupted = std::count(states.begin(), states.end(), "interrupted") > 0;
+  bool all_fatal = std::all_of(lanes_.begin(), lanes_.end(), [](const auto &lane) { return lane->fatal(); });
+  std::string state = "complete";
+  if (interrupted)
+    state = "interrupted";
+  else if (!shared_.queue.empty())
+    state = all_fatal ? "aborted_no_device" : "stopped_after_smoke_failure";
+  write_top(state, true);
   json result = json::parse(*read_whole_file(options_.out_dir / "result.json"));
   if (options_.format == "json")
     out << result.dump(2) << "\n";
@@ -546,19 +873,21 @@ int Runner::run(std::ostream &out) {
     out << render_markdown(result);
   else
     out << render_text(result) << "result: " << (options_.out_dir / "result.json").string() << "\n";
-  if (state == "interrupted") return 130;
-  if (fatal) return 5;
-  bool failed = state != "complete";
-  for (const auto &[case_id, row] : rows_) {
-    (void)case_id;
-    failed = failed || is_failure_status(row.value("status", ""));
-  }
+  if (interrupted) return 130;
+  if (all_fatal) return 5;
+  bool failed = state != "complete" || !result["missing"].empty();
+  for (const auto &lane : lanes_) failed = failed || lane->any_failure() || lane->fatal();
+  for (const std::string &error : errors) failed = failed || !error.empty();
   return failed ? 1 : 0;
 }
 
 }  // namespace
 
 int run_plan(const pb::sdk::Host &host, const RunOptions &options, std::ostream &out, std::ostream &progress) {
+  if (!options.devices.empty() || options.all_devices) {
+    MultiRunner runner(host, options, progress);
+    return runner.run(out);
+  }
   Runner runner(host, options, progress);
   return runner.run(out);
 }

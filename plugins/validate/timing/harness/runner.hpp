@@ -23,7 +23,12 @@
 #include <stdexcept>
 #include <string>
 
+#include <optional>
+#include <vector>
+
 #include <perfbound/sdk/plugin.hpp>
+
+#include "shard.hpp"
 
 namespace pb::bench {
 
@@ -38,6 +43,12 @@ struct RunOptions {
   std::filesystem::path out_dir;
   bool resume = false;
   uint32_t device_index = 0;
+  /// --devices: one lane per device, under out_dir/lanes/ (empty: a
+  /// single-device run on device_index, writing to out_dir itself).
+  std::vector<uint32_t> devices;
+  bool all_devices = false;          // --devices all
+  std::optional<ShardSpec> shard;    // --shard I/N
+  std::vector<std::string> smi_devices;  // --smi-device per --devices entry
   double case_timeout_s = 600;
   double cooldown_s = 0;
   std::string health_tool = "none";  // none | npu-smi | nvidia-smi
