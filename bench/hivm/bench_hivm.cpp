@@ -21,6 +21,7 @@
 #include <sstream>
 #include <string>
 
+#include "../big_function.hpp"
 #include "analyze.hpp"
 #include "document.hpp"
 #include "parser.hpp"
@@ -192,6 +193,29 @@ void BM_PeakMemory(benchmark::State &state) {
   state.counters["peak_growth_document_MiB"] = document.peak_growth_mib - input_mib;
 }
 BENCHMARK(BM_PeakMemory)->Arg(1)->Arg(10)->Arg(100)->Iterations(1)->Unit(benchmark::kMillisecond);
+
+/// One function of N MiB: chunk_kda's AIC function with its body repeated
+/// (SSA values renamed per copy), then its AIV function. Throughput of the
+/// whole analysis, and the peak memory growth in a child, as a multiple of
+/// the input (issue 17: a single large function must scale linearly).
+void BM_AnalyzeSingleFunction(benchmark::State &state) {
+  if (!have_data(state)) return;
+  const size_t bytes = static_cast<size_t>(state.range(0)) << 20;
+  const std::string text = pb::bench_support::single_function(chunk_kda(), "func.func", "\n  return", bytes);
+  auto opts = kda_launch();
+  for (auto _ : state) benchmark::DoNotOptimize(pb::hivm::analyze_text(text, opts));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
+  const ChildFigures child = in_child([&] {
+    pb::hivm::Program p = pb::hivm::analyze_text(text, opts);
+    std::string json = pb::hivm::to_json_text(p, {"x", text.size()}, opts);
+    benchmark::DoNotOptimize(json);
+  });
+  const double input_mib = static_cast<double>(text.size()) / (1024.0 * 1024.0);
+  state.counters["input_MiB"] = input_mib;
+  state.counters["peak_growth_document_MiB"] = child.peak_growth_mib;
+  state.counters["peak_x_input"] = child.peak_growth_mib / input_mib;
+}
+BENCHMARK(BM_AnalyzeSingleFunction)->Arg(1)->Arg(4)->Arg(16)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 /// One-shot chunk_kda (text -> JSON text) in a fresh child, as the plugin runs
 /// inside `perfbound run`: first-touch page faults included. Reports the

@@ -10,12 +10,14 @@
 //===----------------------------------------------------------------------===//
 #include <sys/resource.h>
 
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include <benchmark/benchmark.h>
 
+#include "../big_function.hpp"
 #include "dsl_facts.hpp"
 #include "ttir_analysis.hpp"
 
@@ -59,6 +61,35 @@ void parse_and_analyse(benchmark::State &state, const fs::path &path) {
   state.counters["bytes"] = static_cast<double>(text.size());
   state.counters["kernels"] = static_cast<double>(kernels);
   state.counters["peak_rss_MiB"] = peak_rss_mib();
+}
+
+/// One tt.func of N MiB: the example vector_add kernel's body repeated
+/// (SSA values renamed per copy). Throughput and peak RSS as a multiple of
+/// the input (issue 17: a single large function must scale linearly).
+void single_function(benchmark::State &state) {
+  const size_t bytes = static_cast<size_t>(state.range(0)) << 20;
+  const std::string example = read_file(fs::path(PB_SOURCE_DIR) / "examples/kernels/vector_add/vector_add.ttir.mlir");
+  const std::string text = pb::bench_support::single_function(example, "tt.func", "tt.return", bytes);
+  // analyse_ttir parses on a thread of its own: the process CPU time counts it.
+  const double rss_before = peak_rss_mib();
+  timespec t0{}, t1{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+  for (auto _ : state) {
+    auto module = perfbound::ttir::analyse_ttir(text, "single_function.ttir");
+    if (!module) {
+      state.SkipWithError(module.error().message.substr(0, 300).c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(module->kernels.data());
+  }
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+  const double cpu_s = static_cast<double>(t1.tv_sec - t0.tv_sec) + static_cast<double>(t1.tv_nsec - t0.tv_nsec) / 1e9;
+  const double input_mib = static_cast<double>(text.size()) / (1024.0 * 1024.0);
+  state.counters["input_MiB"] = input_mib;
+  state.counters["process_cpu_s"] = cpu_s / static_cast<double>(state.iterations());
+  state.counters["cpu_MB_per_s"] = static_cast<double>(text.size()) / 1e6 / (cpu_s / static_cast<double>(state.iterations()));
+  state.counters["peak_rss_growth_MiB"] = peak_rss_mib() - rss_before;
+  state.counters["peak_growth_x_input"] = (peak_rss_mib() - rss_before) / input_mib;
 }
 
 // The members of perfbound.profile/1 dsl_facts reads (910B3 values).
@@ -121,6 +152,8 @@ void register_all() {
       {"row_sum_100x1000", source / "tests/extract_ttir/kernels/row_sum_loop.ttir",
        {{"grid", {100}}, {"args", {{"%arg2", 1000}, {"%arg3", 1000}}}}},
   };
+  benchmark::RegisterBenchmark("single_function_MiB", single_function)
+      ->Arg(1)->Arg(4)->Arg(16)->Iterations(1)->Unit(benchmark::kMillisecond);
   for (const Launch &l : launches)
     benchmark::RegisterBenchmark((std::string("dsl_facts/") + l.name).c_str(),
                                  [l](benchmark::State &s) { facts(s, l.path, l.launch); })

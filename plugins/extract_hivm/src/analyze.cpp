@@ -3502,6 +3502,7 @@ Program analyze_once(std::string_view text, const AnalysisOptions &options) {
   if (prog.functions.empty())
     throw SourceError(1, 1, "no function named '" + options.kernel + "...' in the dump (launch.kernel)");
   prog.lines_total = reader.line_count() > 0 ? reader.line_count() - 1 : 0;
+  prog.warnings.insert(prog.warnings.end(), reader.warnings().begin(), reader.warnings().end());  // verify.hpp
   for (const auto &[record, loc_text] : pending_locs) {
     Lexer lex(loc_text);
     std::vector<Token> toks;

@@ -175,6 +175,7 @@ class JsonWriter {
     out_ += '"';
   }
 
+ public:
   /// Length of the valid UTF-8 sequence starting at `at`, 0 when invalid.
   static size_t valid_utf8(std::string_view s, size_t at) {
     auto c = static_cast<unsigned char>(s[at]);
@@ -189,6 +190,7 @@ class JsonWriter {
     return len;
   }
 
+ private:
   std::string out_;
   std::vector<bool> first_;
   bool after_key_ = false;

@@ -3,6 +3,9 @@
 
 #include <deque>
 
+#include "json_writer.hpp"
+#include "verify.hpp"
+
 namespace pb::hivm {
 
 std::string_view span(const Token &first, const Token &last) {
@@ -16,7 +19,17 @@ namespace {
 
 std::string quote(std::string_view text) {
   std::string out = "'";
-  for (char c : text.substr(0, 40)) out += c;
+  for (char c : text.substr(0, 40)) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7F) {
+      out += c;
+    } else {
+      static const char *hex = "0123456789ABCDEF";
+      out += "\\x";
+      out += hex[u >> 4];
+      out += hex[u & 15];
+    }
+  }
   if (text.size() > 40) out += "...";
   out += "'";
   return out;
@@ -91,6 +104,13 @@ class Parser {
     return n.kind == Tok::PercentId && starts_statement(k + 1);
   }
 
+  /// Refuses nesting deeper than kMaxNesting (the parser and the analyses recurse on it).
+  void check_depth(size_t depth, const Token &at, const char *what) {
+    if (depth > kMaxNesting)
+      fail(at, std::string(what) + " nested deeper than " + std::to_string(kMaxNesting) + " levels (depth " +
+                   std::to_string(depth) + " at line " + std::to_string(at.line) + ")");
+  }
+
   [[noreturn]] void fail(const Token &t, const std::string &message) {
     throw SourceError(t.line, t.col, message);
   }
@@ -118,7 +138,12 @@ class Parser {
         if (peek().kind == Tok::Colon && peek(1).kind == Tok::Integer) {
           take();
           Token count = take();
-          group.count = static_cast<uint32_t>(std::stoul(std::string(count.text)));
+          uint64_t n = 0;
+          for (char c : count.text) n = c >= '0' && c <= '9' && n <= kMaxResults ? n * 10 + static_cast<uint64_t>(c - '0') : kMaxResults + 1;
+          if (n == 0 || n > kMaxResults)
+            fail(count, "result count " + quote(count.text) + " of " + quote(name.text) + " is not between 1 and " +
+                            std::to_string(kMaxResults));
+          group.count = static_cast<uint32_t>(n);
         }
         op.results.push_back(group);
         if (peek().kind == Tok::Comma) {
@@ -170,6 +195,7 @@ class Parser {
       Token tok = take();
       if (is_opener(tok.kind)) {
         stack.push_back(tok);
+        check_depth(stack.size(), tok, "brackets");
       } else if (is_closer(tok.kind)) {
         if (stack.empty() || closer_of(stack.back().kind) != tok.kind) {
           if (stack.empty()) fail(tok, "unbalanced " + quote(tok.text) + " in " + std::string(op.name));
@@ -185,6 +211,7 @@ class Parser {
   }
 
   Region parse_region_body(const Token &lbrace) {
+    check_depth(++region_depth_, lbrace, "regions");
     Region region;
     region.line = lbrace.line;
     region.blocks.emplace_back();
@@ -194,6 +221,7 @@ class Parser {
       if (t.kind == Tok::RBrace) {
         region.end_line = t.line;
         take();
+        --region_depth_;
         return region;
       }
       if (t.kind == Tok::Eof)
@@ -245,13 +273,13 @@ class Parser {
           do {
             Token lt = take();
             if (lt.kind == Tok::Eof) fail(name, "unexpected end of input in a location");
-            if (lt.kind == Tok::LParen) ++loc_depth;
+            if (lt.kind == Tok::LParen) check_depth(static_cast<size_t>(++loc_depth), lt, "brackets");
             if (lt.kind == Tok::RParen) --loc_depth;
           } while (loc_depth > 0);
           continue;
         }
         Token tok = take();
-        if (is_opener(tok.kind)) ++depth;
+        if (is_opener(tok.kind)) check_depth(static_cast<size_t>(++depth), tok, "brackets");
         if (is_closer(tok.kind)) --depth;
         if (!have_type) {
           type_first = tok;
@@ -275,6 +303,7 @@ class Parser {
  private:
   Lexer lex_;
   std::deque<Token> la_;
+  size_t region_depth_ = 0;
 };
 
 std::string_view trim(std::string_view s) {
@@ -295,6 +324,30 @@ bool is_diagnostic_line(std::string_view line) {
 }
 
 }  // namespace
+
+void check_utf8(std::string_view text) {
+  uint32_t line = 1;
+  size_t line_start = 0;
+  for (size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      if (c == '\n') {
+        ++line;
+        line_start = i + 1;
+      }
+      ++i;
+      continue;
+    }
+    const size_t len = JsonWriter::valid_utf8(text, i);
+    if (len == 0) {
+      static const char *hex = "0123456789ABCDEF";
+      const std::string byte = {'0', 'x', hex[c >> 4], hex[c & 15]};
+      throw SourceError(line, static_cast<uint32_t>(i - line_start + 1),
+                        "invalid UTF-8: byte " + byte + " (the text must be UTF-8)");
+    }
+    i += len;
+  }
+}
 
 Op parse_single_op(std::string_view text) {
   Parser parser(text, 0, 1);
@@ -321,6 +374,7 @@ void FileReader::handle_top_level_op(const Op &op, std::vector<const Op *> &stac
       declarations_.emplace_back(fname, op.line);
       return;
     }
+    verify_function(op, warnings_);
     FunctionContext ctx;
     ctx.index = function_count_++;
     ctx.dump_header = current_header_;
@@ -341,6 +395,7 @@ void FileReader::visit_module_body(const Op &module, std::vector<const Op *> &st
 }
 
 void FileReader::read(const std::function<void(const Op &, const FunctionContext &)> &on_function) {
+  check_utf8(text_);
   size_t pos = 0;
   uint32_t line = 1;
   const size_t size = text_.size();
@@ -389,7 +444,7 @@ void FileReader::read(const std::function<void(const Op &, const FunctionContext
         if (t.kind == Tok::Eof || (depth == 0 && t.line != name.line)) break;
         Token tok = probe.take();
         probe.check_token(tok);
-        if (is_opener(tok.kind)) ++depth;
+        if (is_opener(tok.kind)) probe.check_depth(static_cast<size_t>(++depth), tok, "brackets");
         if (is_closer(tok.kind)) --depth;
         last = tok;
       }

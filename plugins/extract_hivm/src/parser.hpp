@@ -44,6 +44,17 @@ struct FunctionContext {
   std::vector<const Op *> modules;        // enclosing modules, outermost first
 };
 
+/// Nesting limits: regions in regions, and brackets within one operation.
+/// The parser and the analyses recurse on nesting; deeper input is refused
+/// with its line instead of overflowing the stack.
+constexpr size_t kMaxNesting = 256;
+/// Results of one group (`%x:N`).
+constexpr uint64_t kMaxResults = 1u << 16;
+
+/// Throws SourceError at the line and column of the first byte that is not
+/// valid UTF-8.
+void check_utf8(std::string_view text);
+
 /// Reads a whole file. [thread: instance]
 class FileReader {
  public:
@@ -60,6 +71,8 @@ class FileReader {
   [[nodiscard]] uint32_t line_count() const { return line_count_; }
   /// Function declarations without a body (skipped): name and line.
   [[nodiscard]] const std::vector<std::pair<std::string_view, uint32_t>> &declarations() const { return declarations_; }
+  /// What the verifier could not prove (verify.hpp), e.g. non-constant loop steps.
+  [[nodiscard]] const std::vector<std::string> &warnings() const { return warnings_; }
 
  private:
   void visit_module_body(const Op &module, std::vector<const Op *> &stack,
@@ -71,6 +84,7 @@ class FileReader {
   std::vector<TopLevelLine> lines_;
   std::map<std::string_view, std::string_view, std::less<>> aliases_;
   std::vector<std::pair<std::string_view, uint32_t>> declarations_;
+  std::vector<std::string> warnings_;
   std::string_view current_header_;
   uint32_t function_count_ = 0;
   uint32_t line_count_ = 0;

@@ -5,6 +5,9 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
 #include <string>
 
 namespace pb::hivm {
@@ -91,33 +94,66 @@ struct Dependence {
   std::vector<std::string> kinds;  // RAW, WAR, WAW
 };
 
-Dependence dependences(const Program &prog, const std::vector<uint32_t> &before, const std::vector<uint32_t> &after) {
-  bool raw = false, war = false, waw = false;
-  auto any = [](const std::vector<BufferRef> &a, const std::vector<BufferRef> &b) {
-    for (const BufferRef &x : a)
-      for (const BufferRef &y : b)
-        if (may_overlap(x, y)) return true;
+/// The distinct buffers that the ops of one side of a sync point read and
+/// write, each with the op touching it (or "several"). Comparing two sides
+/// costs distinct buffers x distinct buffers, not ops x ops: a large function
+/// whose sync groups collect thousands of ops reuses a few buffers.
+class BufferSide {
+ public:
+  struct Entry {
+    BufferRef ref;
+    uint32_t op = 0;
+    bool several = false;  // more than one op touches it
+  };
+
+  BufferSide(const Program &prog, const std::vector<uint32_t> &ops) {
+    for (uint32_t id : ops) {
+      for (const BufferRef &r : prog.ops[id].reads) add(reads_, read_index_, r, id);
+      for (const BufferRef &w : prog.ops[id].writes) add(writes_, write_index_, w, id);
+    }
+  }
+  [[nodiscard]] const std::vector<Entry> &reads() const { return reads_; }
+  [[nodiscard]] const std::vector<Entry> &writes() const { return writes_; }
+
+ private:
+  using Key = std::tuple<int, int, int64_t, int64_t, int64_t, uint32_t>;
+  static void add(std::vector<Entry> &to, std::map<Key, size_t> &index, const BufferRef &r, uint32_t op) {
+    Key key{static_cast<int>(r.kind), static_cast<int>(r.space), r.base0, r.base1, r.bytes, r.id};
+    auto [it, inserted] = index.try_emplace(key, to.size());
+    if (inserted) {
+      to.push_back({r, op, false});
+    } else if (to[it->second].op != op) {
+      to[it->second].several = true;
+    }
+  }
+  std::vector<Entry> reads_, writes_;
+  std::map<Key, size_t> read_index_, write_index_;
+};
+
+Dependence dependences(const BufferSide &before, const BufferSide &after) {
+  // `distinct_ops`: only pairs of different ops count. The same op in
+  // consecutive iterations: only an accumulation (it reads what it wrote)
+  // counts; its writes land on different tiles in general.
+  auto any = [](const std::vector<BufferSide::Entry> &a, const std::vector<BufferSide::Entry> &b, bool distinct_ops) {
+    for (const BufferSide::Entry &x : a)
+      for (const BufferSide::Entry &y : b) {
+        if (distinct_ops && x.op == y.op && !x.several && !y.several) continue;
+        if (may_overlap(x.ref, y.ref)) return true;
+      }
     return false;
   };
-  for (uint32_t p : before)
-    for (uint32_t c : after) {
-      const OpRecord &P = prog.ops[p];
-      const OpRecord &C = prog.ops[c];
-      if (p == c) {
-        // The same op in consecutive iterations: only an accumulation (it reads what it wrote) counts;
-        // its writes land on different tiles in general.
-        raw = raw || any(P.writes, C.reads);
-        continue;
-      }
-      raw = raw || any(P.writes, C.reads);
-      war = war || any(P.reads, C.writes);
-      waw = waw || any(P.writes, C.writes);
-    }
+  const bool raw = any(before.writes(), after.reads(), false);
+  const bool war = any(before.reads(), after.writes(), true);
+  const bool waw = any(before.writes(), after.writes(), true);
   Dependence d;
   if (raw) d.kinds.emplace_back("RAW");
   if (war) d.kinds.emplace_back("WAR");
   if (waw) d.kinds.emplace_back("WAW");
   return d;
+}
+
+Dependence dependences(const Program &prog, const std::vector<uint32_t> &before, const std::vector<uint32_t> &after) {
+  return dependences(BufferSide(prog, before), BufferSide(prog, after));
 }
 
 std::string lines_of(const Program &prog, const std::vector<uint32_t> &ops, size_t max = 6) {
@@ -138,6 +174,19 @@ std::string lines_of(const Program &prog, const std::vector<uint32_t> &ops, size
 void append_unique(std::vector<uint32_t> &to, uint32_t v) {
   if (std::find(to.begin(), to.end(), v) == to.end()) to.push_back(v);
 }
+
+/// append_unique for lists that grow with the function (ops of a sync group).
+class UniqueList {
+ public:
+  explicit UniqueList(std::vector<uint32_t> &to) : to_(to), seen_(to.begin(), to.end()) {}
+  void add(uint32_t v) {
+    if (seen_.insert(v).second) to_.push_back(v);
+  }
+
+ private:
+  std::vector<uint32_t> &to_;
+  std::unordered_set<uint32_t> seen_;
+};
 
 std::string event_label(const SyncInfo &s) {
   if (s.event) return "EVENT_ID" + std::to_string(*s.event);
@@ -213,8 +262,31 @@ void analyze_function(Program &prog, const FunctionView &view) {
     e.wait_ops.push_back(w);
     e.wait_lines.push_back(op.line);
   }
+  // The work after a wait depends on the wait alone, and a wait joins every
+  // group it can match: walk once per wait, not once per group it joined.
+  std::unordered_map<uint32_t, std::vector<uint32_t>> consumers_cache;
+  auto consumers_of = [&](uint32_t w) -> const std::vector<uint32_t> & {
+    auto [it, inserted] = consumers_cache.try_emplace(w);
+    if (!inserted) return it->second;
+    const SyncInfo &wi = *prog.ops[w].sync;
+    size_t seen = 0;
+    walk.forward(w, [&](uint32_t r) {
+      const OpRecord &op = prog.ops[r];
+      if (r == w) return false;
+      if (op.cls == OpClass::WaitFlag && op.sync && op.sync->from == wi.from && op.sync->to == wi.to &&
+          events_match(*op.sync, wi))
+        return false;
+      if (is_work(op) && on_pipe(op, wi.to)) {
+        it->second.push_back(r);
+        if (++seen >= kScanCap) return false;
+      }
+      return true;
+    });
+    return it->second;
+  };
   for (auto &[key, idx] : groups) {
     HandoffEdge &e = prog.handoffs[idx];
+    UniqueList producers(e.producer_ops), consumers(e.consumer_ops);
     for (uint32_t s : e.set_ops) {
       const SyncInfo &si = *prog.ops[s].sync;
       size_t seen = 0;
@@ -224,28 +296,14 @@ void analyze_function(Program &prog, const FunctionView &view) {
             events_match(*op.sync, si))
           return false;
         if (is_work(op) && on_pipe(op, si.from)) {
-          append_unique(e.producer_ops, r);
+          producers.add(r);
           if (++seen >= kScanCap) return false;
         }
         return true;
       });
     }
-    for (uint32_t w : e.wait_ops) {
-      const SyncInfo &wi = *prog.ops[w].sync;
-      size_t seen = 0;
-      walk.forward(w, [&](uint32_t r) {
-        const OpRecord &op = prog.ops[r];
-        if (r == w) return false;
-        if (op.cls == OpClass::WaitFlag && op.sync && op.sync->from == wi.from && op.sync->to == wi.to &&
-            events_match(*op.sync, wi))
-          return false;
-        if (is_work(op) && on_pipe(op, wi.to)) {
-          append_unique(e.consumer_ops, r);
-          if (++seen >= kScanCap) return false;
-        }
-        return true;
-      });
-    }
+    for (uint32_t w : e.wait_ops)
+      for (uint32_t r : consumers_of(w)) consumers.add(r);
     e.sets = sum_counts(e.set_ops, prog);
     e.waits = sum_counts(e.wait_ops, prog);
     const std::string p = std::string("PIPE_") + pipe_name(e.producer), q = std::string("PIPE_") + pipe_name(e.consumer);
@@ -352,13 +410,32 @@ void analyze_cross_core(Program &prog, const std::vector<FunctionView> &views, c
     }
   std::map<std::pair<int64_t, std::pair<int, int>>, size_t> edges;
   auto flag_of = [&](uint32_t r) -> int64_t { return prog.ops[r].sync->event.value_or(-1); };
+  // The waits of each flag, grouped by core in order of their first wait:
+  // every set meets each group once (sets x groups, not sets x waits).
+  struct WaitGroup {
+    int core;
+    const OpRecord *first;
+    std::vector<uint32_t> lines;  // distinct, in wait order
+    std::unordered_set<uint32_t> seen;
+  };
+  std::map<int64_t, std::vector<WaitGroup>> wait_groups;
+  for (const SyncPoint &w : waits) {
+    const OpRecord &wo = prog.ops[w.op];
+    std::vector<WaitGroup> &groups_of_flag = wait_groups[flag_of(w.op)];
+    auto g = std::find_if(groups_of_flag.begin(), groups_of_flag.end(),
+                          [&](const WaitGroup &x) { return x.core == static_cast<int>(wo.core); });
+    if (g == groups_of_flag.end()) g = groups_of_flag.insert(groups_of_flag.end(), {static_cast<int>(wo.core), &wo, {}, {}});
+    if (g->seen.insert(wo.line).second) g->lines.push_back(wo.line);
+  }
+  std::map<size_t, std::unordered_set<uint32_t>> set_lines_seen;
   for (const SyncPoint &s : sets) {
     const OpRecord &so = prog.ops[s.op];
-    for (const SyncPoint &w : waits) {
-      const OpRecord &wo = prog.ops[w.op];
-      if (flag_of(s.op) != flag_of(w.op)) continue;
+    auto groups_of_flag = wait_groups.find(flag_of(s.op));
+    if (groups_of_flag == wait_groups.end()) continue;
+    for (const WaitGroup &g : groups_of_flag->second) {
+      const OpRecord &wo = *g.first;
       if (so.core == wo.core && so.core != CoreType::Unknown) continue;
-      auto key = std::make_pair(flag_of(s.op), std::make_pair(static_cast<int>(so.core), static_cast<int>(wo.core)));
+      auto key = std::make_pair(flag_of(s.op), std::make_pair(static_cast<int>(so.core), g.core));
       auto it = edges.find(key);
       if (it == edges.end()) {
         CrossCoreEdge e;
@@ -369,17 +446,18 @@ void analyze_cross_core(Program &prog, const std::vector<FunctionView> &views, c
         e.producer_core = so.core;
         e.consumer_core = wo.core;
         e.producer_pipe = so.sync->from;
+        e.wait_lines = g.lines;
         prog.cross_core.push_back(std::move(e));
         it = edges.emplace(key, prog.cross_core.size() - 1).first;
       }
       CrossCoreEdge &e = prog.cross_core[it->second];
-      append_unique(e.set_lines, so.line);
-      append_unique(e.wait_lines, wo.line);
+      if (set_lines_seen[it->second].insert(so.line).second) e.set_lines.push_back(so.line);
     }
   }
   for (size_t ei = first_edge; ei < prog.cross_core.size(); ++ei) {
     CrossCoreEdge &e = prog.cross_core[ei];
     std::vector<uint32_t> set_ops, wait_ops;
+    UniqueList producers(e.producer_ops), consumers(e.consumer_ops);
     for (const SyncPoint &s : sets) {
       const OpRecord &so = prog.ops[s.op];
       if (flag_of(s.op) != e.flag || so.core != e.producer_core) continue;
@@ -393,7 +471,7 @@ void analyze_cross_core(Program &prog, const std::vector<FunctionView> &views, c
         const bool any_pipe = e.producer_pipe == Pipe::S || e.producer_pipe == Pipe::ALL;
         if (any_pipe && op.cls == OpClass::PipeBarrier && op.sync && op.sync->from == Pipe::ALL && seen > 0) return false;
         if (is_work(op) && (any_pipe || on_pipe(op, e.producer_pipe))) {
-          append_unique(e.producer_ops, r);
+          producers.add(r);
           if (++seen >= 8) return false;
         }
         return true;
@@ -410,7 +488,7 @@ void analyze_cross_core(Program &prog, const std::vector<FunctionView> &views, c
         if (r == w.op) return false;
         if (op.cls == OpClass::SyncBlockWait && op.sync && flag_of(r) == e.flag) return false;
         if (is_work(op)) {
-          append_unique(e.consumer_ops, r);
+          consumers.add(r);
           if (++seen >= 8) return false;
         }
         return true;
@@ -420,11 +498,12 @@ void analyze_cross_core(Program &prog, const std::vector<FunctionView> &views, c
     e.waits = sum_counts(wait_ops, prog);
     // The consumer pipe: the first consumer op that depends on the producer's data.
     std::vector<uint32_t> dependent;
+    const BufferSide producer_side(prog, e.producer_ops);
     for (uint32_t c : e.consumer_ops)
-      if (!dependences(prog, e.producer_ops, {c}).kinds.empty()) dependent.push_back(c);
+      if (!dependences(producer_side, BufferSide(prog, {c})).kinds.empty()) dependent.push_back(c);
     if (!dependent.empty()) {
       e.consumer_pipe = prog.ops[dependent.front()].pipes.front();
-      Dependence d = dependences(prog, e.producer_ops, dependent);
+      Dependence d = dependences(producer_side, BufferSide(prog, dependent));
       e.dependences = d.kinds;
       e.kind = "mandatory";
       e.reason = "the producer's work (lines " + lines_of(prog, e.producer_ops) + ") and the consumer's (lines " +

@@ -27,9 +27,11 @@
 
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/StringSwitch.h>
+#include <llvm/Support/ConvertUTF.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/Support/thread.h>
 #include <mlir/AsmParser/AsmParser.h>
 #include <mlir/AsmParser/AsmParserState.h>
 #include <mlir/Dialect/Arith/IR/Arith.h>
@@ -38,6 +40,7 @@
 #include <mlir/IR/BuiltinOps.h>
 #include <mlir/IR/Diagnostics.h>
 #include <mlir/IR/MLIRContext.h>
+#include <mlir/IR/Matchers.h>
 #include <mlir/Parser/Parser.h>
 
 namespace perfbound::ttir {
@@ -1980,7 +1983,69 @@ std::vector<std::pair<std::string, int>> split_sections(std::string_view text) {
   return sections;
 }
 
+namespace {
+
+/// "origin:line:col: error: ..." for the first byte that is not UTF-8.
+std::optional<std::string> invalid_utf8(std::string_view text, const std::string &origin) {
+  const auto *begin = reinterpret_cast<const llvm::UTF8 *>(text.data());
+  const llvm::UTF8 *at = begin;
+  if (llvm::isLegalUTF8String(&at, begin + text.size())) return std::nullopt;
+  const size_t offset = static_cast<size_t>(at - begin);
+  const size_t line_start = text.rfind('\n', offset == 0 ? 0 : offset - 1);
+  const size_t col = line_start == std::string_view::npos || offset == 0 ? offset + 1 : offset - line_start;
+  static const char *hex = "0123456789ABCDEF";
+  const auto byte = static_cast<unsigned char>(text[offset]);
+  return origin + ":" + std::to_string(count_lines_before(text, offset)) + ":" + std::to_string(col) +
+         ": error: invalid UTF-8: byte 0x" + hex[byte >> 4] + hex[byte & 15] + " (the text must be UTF-8)";
+}
+
+/// "origin:line:col: error: ..." where brackets ( [ { < nest deeper than
+/// kMaxTtirNesting, outside strings and comments. MLIR's parser recurses on
+/// nested regions, attributes, types and locations without a limit of its own.
+std::optional<std::string> too_deep(std::string_view text, const std::string &origin) {
+  size_t depth = 0;
+  int line = 1;
+  size_t line_start = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      line_start = i + 1;
+    } else if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"' && text[i] != '\n'; ++i)
+        if (text[i] == '\\') ++i;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+    } else if (c == '(' || c == '[' || c == '{' || c == '<') {
+      if (++depth > kMaxTtirNesting)
+        return origin + ":" + std::to_string(line) + ":" + std::to_string(i - line_start + 1) +
+               ": error: brackets nested deeper than " + std::to_string(kMaxTtirNesting) + " levels (depth " +
+               std::to_string(depth) + " at line " + std::to_string(line) + ")";
+    } else if ((c == ')' || c == ']' || c == '}' || c == '>') && depth > 0 && !(c == '>' && i > 0 && text[i - 1] == '-')) {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
+Expected<TtirModule> analyse_ttir_on_this_thread(std::string_view text, const std::string &origin);
+
+}  // namespace
+
 Expected<TtirModule> analyse_ttir(std::string_view text, const std::string &origin) {
+  if (auto error = invalid_utf8(text, origin)) return Error{*error};
+  if (auto error = too_deep(text, origin)) return Error{*error};
+  // MLIR parses recursively: on a thread whose stack holds kMaxTtirNesting
+  // levels of it with room to spare (a level takes a few kB).
+  std::optional<Expected<TtirModule>> result;
+  llvm::thread worker(std::optional<unsigned>(kTtirParseStackBytes), [&] { result.emplace(analyse_ttir_on_this_thread(text, origin)); });
+  worker.join();
+  return std::move(*result);
+}
+
+namespace {
+
+Expected<TtirModule> analyse_ttir_on_this_thread(std::string_view text, const std::string &origin) {
   TtirModule module;
   module.origin = origin;
   mlir::DialectRegistry registry;
@@ -2033,6 +2098,20 @@ Expected<TtirModule> analyse_ttir(std::string_view text, const std::string &orig
                   "); re-dump the kernel with Triton 3.0 or newer\n" + message;
       return Error{message};
     }
+    // What MLIR's scf.for verifier checks only for `index` constants: a
+    // step that is a constant is positive (TTIR steps are i32).
+    std::optional<std::string> step_error;
+    parsed->walk([&](mlir::scf::ForOp loop) {
+      llvm::APInt step;
+      if (step_error || !mlir::matchPattern(loop.getStep(), mlir::m_ConstantInt(&step)) || step.isStrictlyPositive())
+        return;
+      loop.emitOpError() << "has a constant step of " << llvm::toString(step, 10, /*Signed=*/true) << ": a loop step must be positive";
+      step_error = diag_stream.str();
+    });
+    if (step_error) {
+      while (!step_error->empty() && (step_error->back() == '\n' || step_error->back() == ' ')) step_error->pop_back();
+      return Error{*step_error};
+    }
     ++module.chunks;
     llvm::StringRef buffer_name(origin);
     parsed->walk([&](tt::FuncOp func) {
@@ -2058,5 +2137,7 @@ Expected<TtirModule> analyse_ttir(std::string_view text, const std::string &orig
   }
   return module;
 }
+
+}  // namespace
 
 }  // namespace perfbound::ttir

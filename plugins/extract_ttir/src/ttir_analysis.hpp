@@ -37,7 +37,15 @@ class Expected {
   std::variant<T, Error> state_;
 };
 
+/// Nesting of brackets ( [ { < refused beyond this (MLIR's parser recurses).
+constexpr size_t kMaxTtirNesting = 256;
+/// The stack of the thread MLIR parses on: kMaxTtirNesting levels of its
+/// recursion with room to spare.
+constexpr unsigned kTtirParseStackBytes = 64u << 20;
+
 /// Parses `text` (named `origin` in diagnostics) and models every function.
+/// Refused before MLIR sees it: text that is not UTF-8, nesting deeper than
+/// kMaxTtirNesting (both with line and column).
 /// Errors: MLIR's own diagnostic (file:line:col, the source line, a caret)
 /// for syntax or ops we do not know; "pre-3.0 TTIR is not supported" for the
 /// legacy printed form.

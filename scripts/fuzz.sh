@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# fuzz.sh - run one libFuzzer target of tests/fuzz/ for a while.
+#
+#   bash scripts/fuzz.sh TARGET SECONDS [extra libFuzzer flags...]
+#   bash scripts/fuzz.sh list
+#
+# TARGET: one of `bash scripts/fuzz.sh list` (tests/fuzz/CMakeLists.txt).
+# Builds the `fuzz` preset (clang-19 + libclang-rt-19-dev, see
+# scripts/fuzz-packages.txt) target if needed, copies the seed corpus from
+# ../shared/data and the project's own fixtures into build-fuzz/corpus/TARGET/seed
+# (never committed), keeps what the fuzzer finds in build-fuzz/corpus/TARGET/work
+# between runs, and writes crashes to build-fuzz/findings/TARGET/ (FUZZ_NO_BUILD=1:
+# use the built target as it is). A finding is
+# committed as a regression input under tests/regress/ (tests/regress/README.md).
+# Runs at nice 19: the machine is shared. FUZZ_JOBS=N runs N workers.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+shared=${PERFBOUND_SHARED_DIR:-$root/../shared}/data
+
+seeds() {  # the files that seed TARGET, one per line
+  case "$1" in
+    hivm) ls "$shared"/hivm/*.mlir examples/kernels/*/*.npuir.mlir tests/extract_hivm/data/*.mlir tests/regress/hivm/*.mlir ;;
+    hivm_des) ls "$shared"/hivm/des_json/*.json ;;
+    ttir) ls "$shared"/ttir/*.ttir examples/kernels/*/*.ttir.mlir tests/extract_ttir/kernels/*.ttir tests/extract_ttir/syntax/*.ttir tests/regress/ttir/* ;;
+    msprof_csv) find "$shared"/msprof "$shared"/calibration tests -name '*.csv' ;;
+    pipeline) ls pipelines/*.toml tests/host/pipelines/*.toml examples/*/*.toml tests/regress/host/*.toml ;;
+    schema) ls abi/schemas/*.json tests/schemas/*.json tests/validate/fixtures/*.json hardware_profiles/*/*.json "$shared"/testlists/*.json ;;
+    testlist) ls "$shared"/testlists/*.json bench/timing/*.json ;;
+    profile|set_value|launch|counterfactual) ;;  # generated below
+    *) echo "fuzz.sh: unknown target '$1' (try: bash scripts/fuzz.sh list)" >&2; exit 2 ;;
+  esac 2>/dev/null || true
+}
+
+generated_seeds() {  # TARGET DIR: seeds written from the project's own files
+  local i=0
+  case "$1" in
+    profile)  # first byte even: the input is profile.toml; odd: calibration.json
+      for f in hardware_profiles/*/profile.toml tests/profiles/fixtures/*/profile.toml; do
+        { printf '\x00'; cat "$f"; } > "$2/gen_profile_$i"; i=$((i + 1)); done
+      for f in hardware_profiles/*/calibration.json tests/profiles/fixtures/*/calibration.json; do
+        [ -f "$f" ] && { printf '\x01'; cat "$f"; } > "$2/gen_calibration_$i"; i=$((i + 1)); done ;;
+    set_value)
+      for v in 'launch.grid=[8192,1,1]' 'launch={grid=[128,32],args={"22"=8192}}' 'launch.args.n_elements=16777216' \
+               'hivm=examples/kernels/vector_add/vector_add.npuir.mlir' 'x="quoted \"string\""' 'p=1.5e3' 't=true' \
+               'a.b.c={d=[1,[2,[3]]],e="f"}' 'd=1979-05-27T07:32:00Z'; do
+        printf '%s' "$v" > "$2/gen_set_$i"; i=$((i + 1)); done ;;
+    launch)
+      for v in '{"schema":"perfbound.launch/1","grid":[8192,1,1],"args":{"n_elements":16777216}}' \
+               '{"schema":"perfbound.launch/1","grid":[128,32],"args":{"22":8192,"%arg3":4},"kernel":"chunk"}' \
+               '{"schema":"perfbound.launch/1","grid":[1]}'; do
+        printf '%s' "$v" > "$2/gen_launch_$i"; i=$((i + 1)); done ;;
+    counterfactual)
+      printf 'version = 1\nkernel = "add_kernel"\nhivm = "examples/kernels/vector_add/vector_add.npuir.mlir"\n[[edit]]\nkind = "remove_barrier"\nline = 63\n[measure]\ncompile = { argv = ["cp", "{ir}", "{dir}/kernel.o"] }\nrun = { argv = ["sh", "-c", "true"], timeout_s = 5 }\noutputs = ["out.npy"]\nwarmup = 1\n' > "$2/gen_cf_0"
+      printf 'version = 1\nkernel = "k"\nhivm = "k.mlir"\n[[edit]]\nkind = "remove_barrier"\nline = 1\n' > "$2/gen_cf_1" ;;
+  esac
+}
+
+max_len() {
+  case "$1" in
+    hivm|ttir) echo 200000 ;;
+    *) echo 65536 ;;
+  esac
+}
+
+if [ "${1:-}" = list ]; then
+  echo "hivm hivm_des ttir msprof_csv pipeline set_value schema launch profile testlist counterfactual"
+  exit 0
+fi
+if [ $# -lt 2 ]; then
+  sed -n '2,16p' "$0"
+  exit 2
+fi
+target=$1
+seconds=$2
+shift 2
+
+command -v clang++-19 >/dev/null || { echo "fuzz.sh: clang++-19 not found: apt-get install -y \$(grep -v '^#' scripts/fuzz-packages.txt)" >&2; exit 2; }
+[ -d build-fuzz ] || cmake --preset fuzz >/dev/null
+[ -n "${FUZZ_NO_BUILD:-}" ] || nice -n 19 cmake --build build-fuzz -j "${FUZZ_BUILD_JOBS:-1}" --target "perfbound_fuzz_$target"
+
+dir=build-fuzz/corpus/$target
+rm -rf "$dir/seed"
+mkdir -p "$dir/seed" "$dir/work" "build-fuzz/findings/$target"
+n=0
+while IFS= read -r f; do
+  [ -f "$f" ] || continue
+  cp "$f" "$dir/seed/$(printf '%04d' $n)_$(basename "$f")"
+  n=$((n + 1))
+done < <(seeds "$target")
+generated_seeds "$target" "$dir/seed"
+n=$(ls "$dir/seed" | wc -l)
+echo "fuzz.sh: $target for ${seconds}s, $n seed files, dictionary tests/fuzz/dict/$target.dict"
+
+dict=()
+[ -f "tests/fuzz/dict/$target.dict" ] && dict=(-dict="tests/fuzz/dict/$target.dict")
+# detect_leaks=0: the readers keep nothing between inputs, and LLVM's
+# one-time statics (ttir) would be reported as leaks of every input.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+exec nice -n 19 "build-fuzz/bin/perfbound_fuzz_$target" \
+  -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -max_len="$(max_len "$target")" \
+  -print_final_stats=1 -artifact_prefix="build-fuzz/findings/$target/" "${dict[@]}" \
+  ${FUZZ_JOBS:+-jobs=$FUZZ_JOBS -workers=$FUZZ_JOBS} "$@" "$dir/work" "$dir/seed"
