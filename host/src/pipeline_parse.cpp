@@ -356,6 +356,14 @@ std::optional<Pipeline> parse_pipeline_file(const std::filesystem::path &path, D
 }
 
 std::optional<Override> parse_override(const std::string &text, Diagnostics &diags) {
+  // A value is echoed into documents and reports, which must be UTF-8: a
+  // byte that is not is refused here, before anything stores it.
+  if (auto bad = pb::sdk::find_invalid_utf8(text)) {
+    diags.error({"<command line>", 0, 0}, "",
+                "--set argument, byte " + std::to_string(bad->column) + ": " + pb::sdk::describe_utf8_error(*bad) +
+                    " (the --set argument must be UTF-8 text)");
+    return std::nullopt;
+  }
   auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0) {
     diags.error({"<command line>", 0, 0}, "", "--set '" + text + "' must be written KEY=VALUE");

@@ -237,6 +237,9 @@ Testlist parse_testlist(const std::string &text, const fs::path &origin) {
     size_t cut = what.find("parse error");
     throw pb::sdk::InputError(origin.string() + ":" + std::to_string(line) + ": not valid JSON (" +
                               (cut == std::string::npos ? what : what.substr(cut)) + ")");
+  } catch (const json::out_of_range &e) {
+    // A number the parser cannot hold (e.g. 10241e308): not a testlist.
+    throw pb::sdk::InputError(origin.string() + ": not a usable JSON document (" + std::string(e.what()) + ")");
   }
   if (!parsed.is_array())
     throw pb::sdk::InputError(origin.string() + ":1: a testlist must be a JSON array of {type, args, sources, name}");
