@@ -3,8 +3,6 @@
 
 #include <deque>
 
-#include <perfbound/sdk/input_file.hpp>
-
 #include "json_writer.hpp"
 #include "verify.hpp"
 
@@ -328,12 +326,26 @@ bool is_diagnostic_line(std::string_view line) {
 }  // namespace
 
 void check_utf8(std::string_view text) {
-  // The SDK's validator (the host's readers use the same one); the message
-  // keeps this reader's wording.
-  if (auto bad = pb::sdk::find_invalid_utf8(text)) {
-    static const char *hex = "0123456789ABCDEF";
-    const std::string byte = {'0', 'x', hex[bad->byte >> 4], hex[bad->byte & 15]};
-    throw SourceError(bad->line, bad->column, "invalid UTF-8: byte " + byte + " (the text must be UTF-8)");
+  uint32_t line = 1;
+  size_t line_start = 0;
+  for (size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      if (c == '\n') {
+        ++line;
+        line_start = i + 1;
+      }
+      ++i;
+      continue;
+    }
+    const size_t len = JsonWriter::valid_utf8(text, i);
+    if (len == 0) {
+      static const char *hex = "0123456789ABCDEF";
+      const std::string byte = {'0', 'x', hex[c >> 4], hex[c & 15]};
+      throw SourceError(line, static_cast<uint32_t>(i - line_start + 1),
+                        "invalid UTF-8: byte " + byte + " (the text must be UTF-8)");
+    }
+    i += len;
   }
 }
 
