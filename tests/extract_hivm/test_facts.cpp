@@ -317,7 +317,10 @@ TEST_CASE("malformed facts in the launch document name the key") {
   CHECK(launch_error({{"grid", {1}}, {"data", {{"0", {{"npy", path}}}}}}) ==
         "data.\"0\".npy: " + path + ": not a readable integer .npy file: dtype '<f4' is not an integer type (int8..int64, uint8..uint64, bool)");
   CHECK(launch_error({{"grid", {1}}, {"data", {{"0", {{"npy", (tmp / "missing.npy").string()}}}}}}) ==
-        "data.\"0\".npy: " + (tmp / "missing.npy").string() + ": cannot open the .npy file");
+        "data.\"0\".npy: " + (tmp / "missing.npy").string() + ": cannot read the .npy file: no such file");
+  // A device is refused at once, never read without end.
+  CHECK(launch_error({{"grid", {1}}, {"data", {{"0", {{"npy", "/dev/zero"}}}}}}) ==
+        "data.\"0\".npy: /dev/zero: cannot read the .npy file: not a regular file (a device, FIFO or socket is never read as input)");
   // Integer widths and byte orders.
   pbtest::write_file(tmp / "i8.npy", npy("|i1", "(3,)", std::string("\x01\xff\x7f", 3)));
   CHECK(read_npy_integers((tmp / "i8.npy").string()) == std::vector<int64_t>{1, -1, 127});

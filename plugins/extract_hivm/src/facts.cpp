@@ -1,6 +1,8 @@
 //===- facts.cpp - the user's data facts from the launch document ----------===//
 #include "facts.hpp"
 
+#include <perfbound/sdk/input_file.hpp>
+
 #include <bit>
 #include <cstring>
 #include <fstream>
@@ -62,9 +64,12 @@ int64_t whole_number(const json &v, const std::string &where) {
 }  // namespace
 
 std::vector<int64_t> read_npy_integers(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot open the .npy file");
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Regular files only, up to the data-file limit: /dev/zero or a FIFO is
+  // refused, never read without end.
+  std::string error;
+  std::optional<std::string> read = pb::sdk::read_input_file(path, pb::sdk::kMaxDataFileBytes, error);
+  if (!read) throw std::runtime_error(path + ": cannot read the .npy file: " + error);
+  const std::string &bytes = *read;
   if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0) npy_fail(path, "no \\x93NUMPY magic");
   const auto major = static_cast<unsigned char>(bytes[6]);
   size_t header_len = 0, header_start = 0;

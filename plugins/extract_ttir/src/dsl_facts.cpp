@@ -13,6 +13,8 @@
 //===----------------------------------------------------------------------===//
 #include "dsl_facts.hpp"
 
+#include <perfbound/sdk/input_file.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -255,9 +257,12 @@ struct GivenFacts {
 
 /// Reads a little-endian integer .npy array (any shape, C order), flattened.
 std::vector<std::int64_t> read_npy(const std::string &path, const std::string &where) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(where + ": cannot open '" + path + "'");
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Regular files only, up to the data-file limit: /dev/zero or a FIFO is
+  // refused, never read without end.
+  std::string error;
+  std::optional<std::string> read = pb::sdk::read_input_file(path, pb::sdk::kMaxDataFileBytes, error);
+  if (!read) throw InputError(where + ": cannot read '" + path + "': " + error);
+  const std::string &bytes = *read;
   auto bad = [&](const std::string &why) { return InputError(where + ": '" + path + "' is not a usable .npy file: " + why); };
   if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) throw bad("no \\x93NUMPY magic");
   const auto major = static_cast<unsigned char>(bytes[6]);
