@@ -554,8 +554,12 @@ class ProfileChecker {
     const json *aiv = lookup(doc_, "cores.aiv");
     const json *ratio = lookup(doc_, "cores.aiv_per_aic");
     auto num = [](const json *q) -> std::optional<double> {
-      if (q == nullptr || !q->is_object() || !(*q)["value"].is_number()) return std::nullopt;
-      return (*q)["value"].get<double>();
+      // find(), not operator[]: on a const object a missing key is
+      // undefined behaviour (it read freed memory under ASan).
+      if (q == nullptr || !q->is_object()) return std::nullopt;
+      auto value = q->find("value");
+      if (value == q->end() || !value->is_number()) return std::nullopt;
+      return value->get<double>();
     };
     auto n_aic = num(aic), n_aiv = num(aiv), n_ratio = num(ratio);
     auto whole = [](std::optional<double> v) { return v && *v == std::floor(*v); };
