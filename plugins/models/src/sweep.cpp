@@ -34,6 +34,25 @@ constexpr int kMaxSweepExprDepth = 256;
 /// (the command's --max-configs) asks for an even sample of fewer.
 constexpr uint64_t kMaxSweepConfigs = 1000000;
 
+/// A grid axis is a program count: a whole number from 1 to 2^31 - 1 (Triton's
+/// tl.program_id is an i32), and the grid's product stays an exact double.
+constexpr double kMaxGridAxis = 2147483647.0;
+constexpr double kMaxGridPrograms = 9007199254740992.0;  // 2^53
+
+/// Refuses a grid axis value that is not a whole number in 1 .. 2^31 - 1.
+static void check_grid_axis(double v, const std::string &where) {
+  if (!(v >= 1) || !(v <= kMaxGridAxis) || v != std::floor(v))
+    throw pb::sdk::InputError(where + ": expected a whole number of programs from 1 to 2147483647 (tl.program_id is an i32), got " +
+                              pb::sdk::json(v).dump());
+}
+
+/// Refuses a grid whose program count is not an exact double.
+static void check_grid_programs(const std::array<double, 3> &grid, const std::string &where) {
+  if (!(grid[0] * grid[1] * grid[2] <= kMaxGridPrograms))
+    throw pb::sdk::InputError(where + ": the grid has more than 2^53 programs (" + pb::sdk::json(grid[0]).dump() + " x " +
+                              pb::sdk::json(grid[1]).dump() + " x " + pb::sdk::json(grid[2]).dump() + ")");
+}
+
 namespace {
 
 /// Deepest parenthesis nesting of `text` (for the message about a too deep
@@ -525,10 +544,11 @@ SweepConfig SweepModel::config_from_json(const json &value, const std::string &w
     if (!g.is_array() || g.empty() || g.size() > 3) throw pb::sdk::InputError(where + ".grid: expected 1 to 3 positive integers");
     c.grid = {1, 1, 1};
     for (size_t axis = 0; axis < g.size(); ++axis) {
-      if (!g[axis].is_number() || g[axis].get<double>() < 1)
-        throw pb::sdk::InputError(where + ".grid[" + std::to_string(axis) + "]: expected a positive integer");
+      if (!g[axis].is_number()) throw pb::sdk::InputError(where + ".grid[" + std::to_string(axis) + "]: expected a positive integer");
       c.grid[axis] = g[axis].get<double>();
+      check_grid_axis(c.grid[axis], where + ".grid[" + std::to_string(axis) + "]");
     }
+    check_grid_programs(c.grid, where + ".grid");
   }
   if (value.contains("args")) {
     if (!value["args"].is_object()) throw pb::sdk::InputError(where + ".args: expected an object");
@@ -690,6 +710,7 @@ std::vector<SweepConfig> SweepModel::expand(const json &spec, const std::string 
     for (size_t a = 0; a < 3; ++a) {
       if (!derived[a]) {
         c.grid[a] = axes[a][pos[a]];
+        check_grid_axis(c.grid[a], where + ".grid." + names[a]);
         continue;
       }
       const double v = derived[a]->eval(c.args.data());
@@ -702,7 +723,9 @@ std::vector<SweepConfig> SweepModel::expand(const json &spec, const std::string 
                                   " (a division or remainder by zero?)");
       }
       c.grid[a] = std::max(1.0, v);
+      check_grid_axis(c.grid[a], where + ".grid_from." + names[a] + " ('" + from[names[a]].get<std::string>() + "')");
     }
+    check_grid_programs(c.grid, where + ".grid");
     out.push_back(std::move(c));
   }
   return out;
