@@ -265,4 +265,156 @@ void FunctionWalker::handle_if(const Op &op, uint32_t r, int32_t path) {
 
 /// Defines the results of an scf.for/scf.if: types from `-> (...)` (or the generic
 
+void FunctionWalker::walk_function(const Op &func, const FunctionContext &fctx) {
+  ir_.fn_index = static_cast<uint32_t>(ir_.prog.functions.size());
+  ir_.prog.functions.emplace_back();
+  FunctionRecord &fr = ir_.prog.functions.back();
+  fr.index = ir_.fn_index;
+  fr.line = func.line;
+  fr.end_line = func.end_line;
+  fr.dump_header = std::string(fctx.dump_header);
+  TokSpan s = tokens_of(func);
+  TokSpan attrs;
+  std::vector<BlockArg> sig_args;
+  std::vector<TokSpan> arg_attrs;
+  if (func.generic) {
+    GenericParts g = generic_parts(func);
+    if (auto name = named_attr(g.props, "sym_name")) fr.name = "@" + std::string((*name)[0].text.substr(1, (*name)[0].text.size() - 2));
+    else if (auto name2 = named_attr(g.attrs, "sym_name")) fr.name = "@" + std::string((*name2)[0].text.substr(1, (*name2)[0].text.size() - 2));
+    attrs = g.attrs;
+    if (!func.regions.empty() && !func.regions[0].blocks.empty()) sig_args = func.regions[0].blocks[0].args;
+    arg_attrs.resize(sig_args.size());
+  } else {
+    size_t at = 0;
+    while (at < s.size() && s[at].kind != Tok::AtId) ++at;
+    if (at < s.size()) fr.name = std::string(s[at].text);
+    if (at + 1 < s.size() && s[at + 1].kind == Tok::LParen)
+      if (auto g = group_at(s, at + 1)) {
+        for (TokSpan entry : split_top(g->first, Tok::Comma)) {
+          if (entry.size() < 3 || entry[0].kind != Tok::PercentId) continue;
+          BlockArg a;
+          a.name = entry[0].text;
+          a.line = entry[0].line;
+          TokSpan type = entry.from(2);
+          TokSpan attr;
+          if (auto brace = find_top(type, Tok::LBrace)) {
+            if (auto ag = group_at(type, *brace)) attr = ag->first;
+            type = type.sub(0, *brace);
+          }
+          if (auto loc = find_loc(type)) type = type.sub(0, *loc);
+          a.type = type.text();
+          sig_args.push_back(a);
+          arg_attrs.push_back(attr);
+        }
+      }
+    if (auto kw = find_word(s, "attributes"))
+      if (*kw + 1 < s.size() && s[*kw + 1].kind == Tok::LBrace)
+        if (auto g = group_at(s, *kw + 1)) attrs = g->first;
+  }
+  if (fr.name.empty()) fr.name = "@<unnamed>";
+  if (auto core = named_attr(attrs, "hivm.func_core_type")) {
+    std::string_view w = enum_word(core->from(core->size() > 1 ? 1 : 0));
+    if (w == "func_core_type") w = enum_word(core->from(2));
+    for (size_t idx = 0; idx < core->size(); ++idx)
+      if ((*core)[idx].kind == Tok::BareId) w = (*core)[idx].text;
+    if (w == "AIC") fr.core = CoreType::AIC;
+    else if (w == "AIV") fr.core = CoreType::AIV;
+    fr.core_source = "hivm.func_core_type = " + std::string(w);
+    if (w == "MIX") fr.core_source += " (not split into AIC/AIV parts)";
+  }
+  if (fr.core == CoreType::Unknown) {
+    if (fr.name.size() > 8 && fr.name.substr(fr.name.size() - 8) == "_mix_aic") {
+      fr.core = CoreType::AIC;
+      fr.core_source = "function name suffix _mix_aic";
+    } else if (fr.name.size() > 8 && fr.name.substr(fr.name.size() - 8) == "_mix_aiv") {
+      fr.core = CoreType::AIV;
+      fr.core_source = "function name suffix _mix_aiv";
+    }
+  }
+  if (auto mm = named_attr(attrs, "mix_mode"); mm && !mm->empty() && (*mm)[0].kind == Tok::String)
+    fr.mix_mode = std::string((*mm)[0].text.substr(1, (*mm)[0].text.size() - 2));
+  const bool part_of_mix = named_attr(attrs, "hivm.part_of_mix").has_value() || fr.mix_mode == "mix";
+  if (part_of_mix && fr.core != CoreType::Unknown) fr.mix_part = core_name(fr.core);
+  ir_.instances = (part_of_mix && fr.core == CoreType::AIV) ? std::max<uint32_t>(1, ir_.opts.vector_cores_per_cube_core) : 1;
+  fr.instances_per_block = ir_.instances;
+
+  // Arguments.
+  scope_.push();
+  for (size_t idx = 0; idx < sig_args.size(); ++idx) {
+    FunctionArg fa;
+    fa.name = std::string(sig_args[idx].name);
+    fa.type = std::string(sig_args[idx].type);
+    Value v;
+    v.kind = VKind::Arg;
+    v.c = static_cast<int64_t>(idx);
+    v.type = parse_type(sig_args[idx].type, &ir_.aliases);
+    if (auto role = named_attr(arg_attrs[idx], "hacc.arg_type")) {
+      std::string_view w;
+      for (size_t t = 0; t < role->size(); ++t)
+        if ((*role)[t].kind == Tok::BareId) w = (*role)[t].text;
+      fa.role = std::string(w);
+    }
+    if (fa.role.empty()) fa.role = v.type.kind == Type::Kind::Memref ? "pointer" : "scalar";
+    if (v.type.kind == Type::Kind::Memref) {
+      MemrefInfo info = static_memref_info(v.type);
+      BufferRef root;
+      root.kind = BufferRef::Kind::Arg;
+      root.space = v.type.space == Space::Unknown ? Space::GM : v.type.space;
+      root.id = static_cast<uint32_t>(idx);
+      if (fa.role == "workspace") {
+        root.kind = BufferRef::Kind::Workspace;
+        root.base0 = 0;
+        root.bytes = -1;
+      }
+      info.roots.push_back(root);
+      v.mem = ir_.new_mem(std::move(info));
+    }
+    fr.args.push_back(std::move(fa));
+    ValueId id = ir_.add_value(std::move(v));
+    ir_.arg_values.push_back(id);
+    scope_.define(sig_args[idx].name, id);
+  }
+  ir_.first_record = static_cast<uint32_t>(ir_.prog.ops.size());
+  PathNode root;
+  root.kind = PathNode::Kind::Root;
+  int32_t root_path = ir_.add_path(std::move(root));
+  if (!func.regions.empty()) {
+    const Region &body = func.regions[0];
+    if (body.blocks.size() > 1)
+      ir_.prog.warnings.push_back(fr.name + " (line " + std::to_string(fr.line) + ") has " +
+                               std::to_string(body.blocks.size()) +
+                               " blocks: ops in every block are counted as executed once");
+    for (size_t bi = 0; bi < body.blocks.size(); ++bi) {
+      const Block &block = body.blocks[bi];
+      if (bi > 0 || !func.generic) {
+        if (bi > 0)
+          for (const BlockArg &arg : block.args) {
+            Value v;
+            v.type = parse_type(arg.type, &ir_.aliases);
+            scope_.define(arg.name, ir_.add_value(std::move(v)));
+          }
+      }
+      for (const Op &op : block.ops) handle(op, root_path);
+    }
+  }
+  scope_.pop();
+  // Core type from the pipes used when the function does not say.
+  if (ir_.prog.functions[ir_.fn_index].core == CoreType::Unknown && ir_.prog.functions[ir_.fn_index].core_source.empty()) {
+    bool cube = false, vec = false;
+    for (uint32_t r = ir_.first_record; r < ir_.prog.ops.size(); ++r)
+      for (Pipe p : ir_.prog.ops[r].pipes) {
+        cube = cube || p == Pipe::M || p == Pipe::MTE1 || p == Pipe::FIX;
+        vec = vec || p == Pipe::V || p == Pipe::MTE3;
+      }
+    FunctionRecord &f2 = ir_.prog.functions[ir_.fn_index];
+    if (cube != vec) {
+      f2.core = cube ? CoreType::AIC : CoreType::AIV;
+      f2.core_source = "inferred from the pipes used (InferCoreType.cpp rule)";
+      for (uint32_t r = ir_.first_record; r < ir_.prog.ops.size(); ++r) ir_.prog.ops[r].core = f2.core;
+    } else {
+      f2.core_source = cube ? "uses both cube-only and vector-only pipes" : "no core type attribute and no core-specific pipe";
+    }
+  }
+}
+
 }  // namespace pb::hivm::analysis

@@ -1,6 +1,8 @@
 //===- walk.hpp - one pass over a function's regions, blocks and ops ------===//
 //
-// FunctionWalker walks the real structure of a function body in order --
+// FunctionWalker reads a function's signature (name, core type, mix parts,
+// argument roles from hacc.arg_type, pointer arguments as buffers) and walks
+// the real structure of its body in order --
 // regions, blocks, block arguments, SSA names in nested scopes -- creates one
 // OpRecord per operation (pipe from the op table, line, loop depth, path,
 // #loc) and hands each op to the unit that reads it: ScalarOps (scalar
@@ -36,6 +38,10 @@ class FunctionWalker {
       : ir_(ir), scope_(scope), views_(ir, scope, ev), scalar_(ir, scope), hivm_(ir, scope, views_),
         pending_locs_(pending_locs) {}
 
+  /// Reads the function's name, core type, mix attributes and arguments (roles, memref
+  /// views of pointer arguments), then walks its body; infers the core type from the
+  /// pipes used where no attribute gives it.
+  void walk_function(const Op &func, const FunctionContext &fctx);
   /// Records one op (and its regions) on `path`.
   void handle(const Op &op, int32_t path);
   /// Defines the block's arguments and handles its ops.
