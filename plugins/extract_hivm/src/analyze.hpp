@@ -59,7 +59,7 @@ struct AnalysisOptions {
   bool have_launch = false;
   std::vector<int64_t> grid;                 // programs per axis
   std::map<std::string, double> args;        // launch args by key ("n_elements", "%arg3", "3")
-  std::string kernel;                        // analyse only functions whose name starts with this
+  std::string kernel;                        // analyze only functions whose name starts with this
   std::vector<TripFact> trips;               // user-given trip facts (launch.trips)
   std::vector<DataFact> data;                // user-given tensor contents (launch.data)
   [[nodiscard]] bool has_facts() const { return !trips.empty() || !data.empty(); }
@@ -72,7 +72,7 @@ struct AnalysisOptions {
 /// when the launch gives a grid.
 Program start_program(const AnalysisOptions &options);
 
-/// Reads and analyses a whole dump. Throws SourceError for malformed input and for a
+/// Reads and analyzes a whole dump. Throws SourceError for malformed input and for a
 /// fact that contradicts the IR (at the line it names), FactError for a data fact that
 /// names no argument. With facts, the records are computed without them (strict) and
 /// again with them (Program::given).
