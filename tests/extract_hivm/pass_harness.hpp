@@ -99,13 +99,7 @@ struct Passes {
     uint8_t taint = 0;
     trips.clear_reasons();
     trips.enumerate(ir.chain_of(ir.path_of(record_at(line))), 0, Mult{}, leaves,
-                    [&](const Mult &m) {
-                      sum.min = sat_add(sum.min, m.min);
-                      sum.value = sat_add(sum.value, m.value);
-                      sum.max = sat_add(sum.max, m.max);
-                      sum.exact = sum.exact && m.exact;
-                      sum.known = sum.known && m.known;
-                    },
+                    [&](const Mult &m) { add_executions(sum, m); },
                     reason, taint);
     if (leaves_out != nullptr) *leaves_out = leaves;
     if (reason_out != nullptr) *reason_out = reason;

@@ -204,12 +204,12 @@ TEST_CASE("op_quantities: a strided GM load, a vector op with masked lanes, a cu
 
 TEST_CASE("counts: per block, per grid and the fewest over every block, with quantities summed") {
   const std::string text = R"(func.func @counts(%arg0: memref<64xf32, #hivm.address_space<gm>>) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
+  %0 = hivm.hir.get_block_idx -> i64
   %c0_i64 = arith.constant 0 : i64
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c3 = arith.constant 3 : index
   %c4 = arith.constant 4 : index
-  %0 = hivm.hir.get_block_idx -> i64
   %1 = arith.index_cast %0 : i64 to index
   %2 = arith.cmpi slt, %1, %c1 : index
   %3 = arith.select %2, %c4, %c3 : index

@@ -17,11 +17,11 @@ namespace {
 
 // An element-by-element gather loop (line 7, marked {ExtractedLoadOrStore}) and a vadd after it.
 const std::string kGather = R"(func.func @gather(%arg0: memref<?xi64, #hivm.address_space<gm>>, %arg1: memref<?xf32, #hivm.address_space<gm>>) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
+  %c0_i64 = arith.constant 0 : i64
+  %0 = hivm.hir.pointer_cast(%c0_i64) : memref<16xf32, #hivm.address_space<ub>>
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c16 = arith.constant 16 : index
-  %c0_i64 = arith.constant 0 : i64
-  %0 = hivm.hir.pointer_cast(%c0_i64) : memref<16xf32, #hivm.address_space<ub>>
   scf.for %arg2 = %c0 to %c16 step %c1 {
     %1 = memref.load %arg0[%arg2] : memref<?xi64, #hivm.address_space<gm>>
     %2 = arith.index_cast %1 : i64 to index

@@ -117,11 +117,7 @@ ExecutionCounts::RunResult ExecutionCounts::run_counts(uint32_t r, const std::ve
       uint64_t &leaves = inst.leaves;
       trips_.enumerate(chain, 0, Mult{}, leaves,
                 [&](const Mult &m) {
-                  inst.sum.min = sat_add(inst.sum.min, m.min);
-                  inst.sum.value = sat_add(inst.sum.value, m.value);
-                  inst.sum.max = sat_add(inst.sum.max, m.max);
-                  inst.sum.exact = inst.sum.exact && m.exact;
-                  inst.sum.known = inst.sum.known && m.known;
+                  add_executions(inst.sum, m);
                   if (!with_samples) return;
                   OpQuantities::Sample smp = quantities_.sample(r);
                   inst.taint |= smp.taint;
@@ -152,11 +148,7 @@ ExecutionCounts::RunResult ExecutionCounts::run_counts(uint32_t r, const std::ve
   size_t busiest = 0;
   for (size_t s = 0; s < first.size(); ++s) {
     const Inst &inst = first[s];
-    total.min = sat_add(total.min, inst.sum.min);
-    total.value = sat_add(total.value, inst.sum.value);
-    total.max = sat_add(total.max, inst.sum.max);
-    total.exact = total.exact && inst.sum.exact;
-    total.known = total.known && inst.sum.known;
+    add_executions(total, inst.sum);
     res.taint |= inst.taint;
     if (!inst.reason.empty() && reason.find(inst.reason) == std::string::npos)
       reason += (reason.empty() ? "" : "; ") + inst.reason;

@@ -49,7 +49,6 @@ std::string fallback_cause(const OpRecord &r, bool extracted) {
 
 void judge_eligibility(FunctionIr &ir, uint32_t r) {
   OpRecord &record = ir.rec(r);
-  // Eligibility.
   Eligibility &e = record.eligibility;
   e.landed = record.pipes.empty() ? "none" : unit_of_pipe(record.pipes.back());
   switch (record.cls) {

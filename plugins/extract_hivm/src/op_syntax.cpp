@@ -56,6 +56,15 @@ GenericParts generic_parts(const Op &op) {
   return g;
 }
 
+std::string_view leading_operand(const Op &op) {
+  if (op.generic) {
+    GenericParts g = generic_parts(op);
+    return g.operands.empty() ? std::string_view{} : g.operands[0];
+  }
+  TokSpan s = tokens_of(op);
+  return !s.empty() && s[0].kind == Tok::PercentId ? s[0].text : std::string_view{};
+}
+
 /// The value of `name = value` in an attribute dictionary's tokens.
 std::optional<TokSpan> named_attr(TokSpan dict, std::string_view name) {
   for (TokSpan entry : split_top(dict, Tok::Comma)) {

@@ -29,6 +29,9 @@ struct GenericParts {
 };
 GenericParts generic_parts(const Op &op);
 
+/// The first operand: the generic form's first, else a leading %name ("" when none).
+std::string_view leading_operand(const Op &op);
+
 /// The value of `name = value` in an attribute dictionary's tokens.
 std::optional<TokSpan> named_attr(TokSpan dict, std::string_view name);
 bool has_word(TokSpan s, std::string_view word);

@@ -45,12 +45,11 @@ void ScalarOps::handle_constant(const Op &op, uint32_t r) {
 
 void ScalarOps::handle_arith(const Op &op, uint32_t r, OpClass cls) {
   OpRecord &record = ir_.rec(r);
-  record.scalar_instructions = 1;
-  record.issued_instructions = 1;
-  record.scalar_kind = cls == OpClass::ScalarArith     ? "arith"
-                       : cls == OpClass::ScalarCompare ? "compare"
-                       : cls == OpClass::ScalarBitwise ? "bitwise"
-                                                       : "cast";
+  set_scalar_work(record, 1,
+                  cls == OpClass::ScalarArith     ? "arith"
+                  : cls == OpClass::ScalarCompare ? "compare"
+                  : cls == OpClass::ScalarBitwise ? "bitwise"
+                                                  : "cast");
   std::vector<std::string_view> operands;
   std::vector<TokSpan> result_types;
   std::string_view pred_word;
@@ -303,9 +302,7 @@ void ScalarOps::handle_scalar_memory(const Op &op, uint32_t r, int32_t path) {
 
 void ScalarOps::handle_hivm_scalar(const Op &op, uint32_t r) {
   OpRecord &record = ir_.rec(r);
-  record.scalar_instructions = 1;
-  record.issued_instructions = 1;
-  record.scalar_kind = "hivm";
+  set_scalar_work(record, 1, "hivm");
   std::vector<std::string_view> names = scope_.result_names(op);
   std::vector<TokSpan> rtypes = trailing_types(op);
   for (size_t idx = 0; idx < names.size(); ++idx) {

@@ -252,13 +252,7 @@ void TripCounter::trip_per_entry(uint32_t L, LoopRecord &lr) {
       // Reuse the interval logic on this loop alone.
       std::vector<int32_t> chain = {loop.body_path};
       enumerate(chain, 0, one, leaves,
-                [&](const Mult &m) {
-                  got.min = sat_add(got.min, m.min);
-                  got.value = sat_add(got.value, m.value);
-                  got.max = sat_add(got.max, m.max);
-                  got.exact = got.exact && m.exact;
-                  got.known = got.known && m.known;
-                },
+                [&](const Mult &m) { add_executions(got, m); },
                 reason, taint);
       lr.trip = to_count(got, reason);
     }

@@ -40,6 +40,15 @@ struct Mult {
   bool known = true;
 };
 
+/// Adds the executions `m` to `sum` (saturating; exact and known while both are).
+inline void add_executions(Mult &sum, const Mult &m) {
+  sum.min = sat_add(sum.min, m.min);
+  sum.value = sat_add(sum.value, m.value);
+  sum.max = sat_add(sum.max, m.max);
+  sum.exact = sum.exact && m.exact;
+  sum.known = sum.known && m.known;
+}
+
 /// `a` times a trip count in [lo, hi] with the value `value` (saturating).
 Mult mult_mul(Mult a, int64_t lo, int64_t hi, int64_t value, bool exact, bool known);
 /// A multiplicity as a record's Count (`reason` when not exact).

@@ -50,14 +50,7 @@ void ViewBuilder::handle_view(const Op &op, uint32_t r) {
   TokSpan s = tokens_of(op);
   std::vector<std::string_view> names = scope_.result_names(op);
   std::vector<TokSpan> rtypes = trailing_types(op);
-  std::string_view src_name;
-  if (op.generic) {
-    GenericParts g = generic_parts(op);
-    if (!g.operands.empty()) src_name = g.operands[0];
-  } else if (!s.empty() && s[0].kind == Tok::PercentId) {
-    src_name = s[0].text;
-  }
-  ValueId src = scope_.use(src_name);
+  ValueId src = scope_.use(leading_operand(op));
   const MemrefInfo *src_info = ir_.mem_of(src);
   Type src_type = src != kNone ? ir_.values[src].type : Type{};
   // Address computation: each dynamic offset/size/stride operand costs an instruction.
@@ -292,9 +285,7 @@ void ViewBuilder::handle_alloc(const Op &op, uint32_t r) {
     } else if (op.generic && operands.size() > 1) {
       root.base0 = const_of(operands[1]);
     }
-    record.scalar_instructions = 1;
-    record.issued_instructions = 1;
-    record.scalar_kind = "address";
+    set_scalar_work(record, 1, "address");
   } else {
     root.kind = BufferRef::Kind::Alloc;
     root.id = ir_.alloc_ids++;

@@ -86,9 +86,7 @@ void FunctionWalker::handle(const Op &op, int32_t path) {
     case OpClass::Branch: handle_if(op, r, path); break;
     case OpClass::Terminator:
       if (op.name != "scf.yield" && op.name != "scf.condition") {
-        ir_.rec(r).scalar_instructions = 1;
-        ir_.rec(r).issued_instructions = 1;
-        ir_.rec(r).scalar_kind = "branch";
+        set_scalar_work(ir_.rec(r), 1, "branch");
       }
       break;
     default: hivm_.handle_structured(op, r, *info, path); break;
@@ -97,9 +95,7 @@ void FunctionWalker::handle(const Op &op, int32_t path) {
 
 void FunctionWalker::handle_loop(const Op &op, uint32_t r, int32_t path) {
   OpRecord &record = ir_.rec(r);
-  record.scalar_instructions = 2;
-  record.issued_instructions = 2;
-  record.scalar_kind = "loop_control";
+  set_scalar_work(record, 2, "loop_control");
   TokSpan s = tokens_of(op);
   LoopInfo li;
   li.line = op.line;
@@ -221,17 +217,9 @@ void FunctionWalker::handle_loop(const Op &op, uint32_t r, int32_t path) {
 
 void FunctionWalker::handle_if(const Op &op, uint32_t r, int32_t path) {
   OpRecord &record = ir_.rec(r);
-  record.scalar_instructions = 1;
-  record.issued_instructions = 1;
-  record.scalar_kind = "branch";
+  set_scalar_work(record, 1, "branch");
   TokSpan s = tokens_of(op);
-  std::string_view cond_name;
-  if (op.generic) {
-    GenericParts g = generic_parts(op);
-    if (!g.operands.empty()) cond_name = g.operands[0];
-  } else if (!s.empty() && s[0].kind == Tok::PercentId) {
-    cond_name = s[0].text;
-  }
+  std::string_view cond_name = leading_operand(op);
   bool unlikely = false;
   std::vector<std::string> attrs;
   if (!op.region_at.empty()) {
