@@ -1,6 +1,7 @@
 //===- test_pass_values.cpp - the walk, value evaluation and memref views -===//
 //
-// Unit tests of walk.hpp/scalar_ops.hpp (what the walk builds), value_eval.hpp
+// Unit tests of op_syntax.hpp (reading op text), walk.hpp, scalar_ops.hpp and
+// hivm_ops.hpp (what the walk builds), value_eval.hpp
 // (values as intervals, launch binding, data facts) and views.hpp (the views
 // behind memrefs and their extents under a context), each on a small dump
 // written here; line numbers are those of the raw string (line 1 is the
@@ -9,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include <doctest/doctest.h>
 
+#include "lexer.hpp"
+#include "op_syntax.hpp"
 #include "pass_harness.hpp"
 #include "views.hpp"
 
@@ -310,4 +313,109 @@ TEST_CASE("views: ShapeResolver - a dynamic extent is exact under a launch value
   o.grid = {1};
   o.args = {{"1", 40.0}};  // n is Triton argument 1 (after the pointer)
   check(o, 40, true, true);
+}
+
+namespace {
+
+/// The tokens of `text` (kept alive by the caller's vector).
+TokSpan tokens(const std::string &text, std::vector<Token> &store) {
+  Lexer lex(text);
+  for (Token t = lex.next(); t.kind != Tok::Eof; t = lex.next()) store.push_back(t);
+  return {store.data(), store.data() + store.size()};
+}
+
+}  // namespace
+
+TEST_CASE("op_syntax: bracketed lists, named attributes, enum words, integers and #loc aliases") {
+  // Tokens point into their text: the texts live as long as the test.
+  const std::string list = "0, %13, -2";
+  const std::string view = "to offset: [%0], sizes: [64, 128], strides: [256, 1]";
+  const std::string attrs = "hivm.func_core_type = #hivm.func_core_type<AIV>, hacc.entry, n = <-3>";
+  const std::string loc = "loc(#loc5)";
+  std::vector<Token> a, b, c, d;
+  std::vector<ListEntry> entries = list_entries(tokens(list, a));
+  REQUIRE(entries.size() == 3);
+  CHECK(entries[0].c == 0);
+  CHECK(entries[1].c == kDynamic);
+  CHECK(entries[1].name == "%13");
+  CHECK(entries[2].c == -2);
+  std::optional<TokSpan> sizes = list_after(tokens(view, b), "sizes");
+  REQUIRE(sizes.has_value());
+  CHECK(list_entries(*sizes)[1].c == 128);
+  TokSpan dict = tokens(attrs, c);
+  std::optional<TokSpan> core = named_attr(dict, "hivm.func_core_type");
+  REQUIRE(core.has_value());
+  CHECK(enum_word(*core) == "AIV");
+  std::optional<TokSpan> unit = named_attr(dict, "hacc.entry");
+  REQUIRE(unit.has_value());
+  CHECK(unit->empty());
+  CHECK_FALSE(named_attr(dict, "missing").has_value());
+  CHECK(first_int(*named_attr(dict, "n")) == -3);
+  const std::string alias_text = R"(loc("kernel.py":12:3))";
+  AliasMap aliases{{"#loc5", alias_text}};
+  CHECK(location_of(tokens(loc, d), aliases) == "kernel.py:12:3");
+}
+
+TEST_CASE("op_syntax: the generic printed form gives the same values as the pretty one") {
+  const std::string text = R"("func.func"() <{function_type = () -> (), sym_name = "generic"}> ({
+  %0 = "arith.constant"() <{value = 7 : index}> : () -> index
+  %1 = "arith.muli"(%0, %0) : (index, index) -> index
+  %2 = "arith.cmpi"(%1, %0) <{predicate = 4 : i64}> : (index, index) -> i1
+  "func.return"() : () -> ()
+}) : () -> ()
+)";
+  with_function(text, {}, [](Passes &p) {
+    CHECK(p.ir.prog.functions[0].name == "@generic");
+    CHECK(p.ev.eval(p.value_at(3)).iv.lo == 49);
+    CHECK(p.ev.eval(p.value_at(4)).iv.lo == 1);  // predicate 4 = sgt: 49 > 7
+    CHECK(p.ir.prog.ops[p.record_at(3)].scalar_kind == "arith");
+  });
+}
+
+TEST_CASE("hivm_ops: sync operands (static and dynamic events), copy pipes from address spaces") {
+  const std::string text = R"(func.func @sync(%arg0: memref<64xf32, #hivm.address_space<gm>>) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
+  %c0_i64 = arith.constant 0 : i64
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %0 = hivm.hir.pointer_cast(%c0_i64) : memref<64xf32, #hivm.address_space<ub>>
+  %1 = hivm.hir.pointer_cast(%c0_i64) : memref<64xf32, #hivm.address_space<ub>>
+  hivm.hir.set_flag[<PIPE_MTE2>, <PIPE_V>, <EVENT_ID3>]
+  hivm.hir.pipe_barrier[<PIPE_ALL>]
+  hivm.hir.copy ins(%0 : memref<64xf32, #hivm.address_space<ub>>) outs(%1 : memref<64xf32, #hivm.address_space<ub>>)
+  hivm.hir.copy ins(%arg0 : memref<64xf32, #hivm.address_space<gm>>) outs(%arg0 : memref<64xf32, #hivm.address_space<gm>>)
+  scf.for %arg1 = %c0 to %c2 step %c1 {
+    %2 = arith.index_cast %arg1 : index to i64
+    hivm.hir.wait_flag[<PIPE_MTE2>, <PIPE_V>, %2]
+  }
+  return
+}
+)";
+  with_function(text, {}, [](Passes &p) {
+    const OpRecord &set = p.ir.prog.ops[p.record_at(8)];
+    REQUIRE(set.sync != nullptr);
+    CHECK(set.sync->from == Pipe::MTE2);
+    CHECK(set.sync->to == Pipe::V);
+    CHECK(set.sync->event == 3);
+    CHECK(set.pipes == std::vector<Pipe>{Pipe::MTE2});
+    CHECK(p.ir.prog.ops[p.record_at(9)].pipes == std::vector<Pipe>{Pipe::ALL});
+    // UB -> UB copy: the vector pipe, reading one fixed UB buffer and writing the other.
+    const OpRecord &copy = p.ir.prog.ops[p.record_at(10)];
+    CHECK(copy.cls == OpClass::VectorMove);
+    CHECK(copy.pipes == std::vector<Pipe>{Pipe::V});
+    CHECK(copy.path_name == "ub_to_ub");
+    REQUIRE(copy.reads.size() == 1);
+    CHECK(copy.reads[0].kind == BufferRef::Kind::Address);
+    CHECK(copy.writes.size() == 1);
+    // GM -> GM: no pipe copies between them, so the op is not modelled.
+    const OpRecord &gm = p.ir.prog.ops[p.record_at(11)];
+    CHECK_FALSE(gm.modelled);
+    CHECK(gm.unresolved_pipe == "copy between address spaces with no known pipe");
+    // The dynamic event id takes 0 and 1 over the loop's iterations.
+    const uint32_t wait = p.record_at(14);
+    CHECK(p.ir.prog.ops[wait].sync->event_value == "%2");
+    CHECK(p.ir.detail(wait).event == p.value_at(13));
+    p.run_all();
+    CHECK(p.ir.prog.ops[wait].sync->event_values == std::vector<int64_t>{0, 1});
+  });
 }
