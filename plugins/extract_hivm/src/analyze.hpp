@@ -1,13 +1,17 @@
 //===- analyze.hpp - from HIVM text to a Program ---------------------------===//
 //
-// analyze_text() reads a raw dump (parser.hpp), then for every function walks
-// the real structure -- regions, blocks, SSA values, constants -- to build one
-// OpRecord per operation: pipe and core, bytes/elements/FLOP/repeats/packets
-// per execution, how often it runs per block (loop trip counts and branch
-// conditions, enumerated exactly where the bounds are constants and bounded
-// with intervals where they are not), scalar and issued instructions,
-// eligibility and scalar fallbacks. sync.hpp then derives handoffs, barriers
-// and component edges.
+// analyze_text() reads a raw dump (parser.hpp) and builds one OpRecord per
+// operation of every function: pipe and core, bytes/elements/FLOP/repeats/
+// packets per execution, how often it runs per block (loop trip counts and
+// branch conditions, enumerated exactly where the bounds are constants and
+// bounded with intervals where they are not), scalar and issued
+// instructions, eligibility and scalar fallbacks. A driver in analyze.cpp
+// composes one pass per job over the function model (function_ir.hpp):
+// walk.hpp builds it, value_eval.hpp evaluates values, trip_count.hpp counts
+// executions, op_quantities.hpp and counts.hpp give the quantities,
+// eligibility.hpp and records.hpp finish the records; sync.hpp then derives
+// handoffs, barriers and component edges. docs/extract_hivm.md §11 says
+// which function decides what.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PERFBOUND_EXTRACT_HIVM_ANALYZE_HPP
