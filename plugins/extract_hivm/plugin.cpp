@@ -105,7 +105,7 @@ pb::sdk::PluginSpec describe() {
        pb::sdk::optional_input("launch", kLaunchSchema,
                                "grid and Triton scalar arguments (\"%argN\"/\"N\") for dynamic sizes, trip counts and the block count; "
                                "trips (trip-count facts by dump line) and data (index tensor contents) for loops on loaded data")},
-      {pb::sdk::output("program", pb::hivm::kProgramSchema, "the analysed program")}));
+      {pb::sdk::output("program", pb::hivm::kProgramSchema, "the analyzed program")}));
   spec.render = render;
   spec.examples.push_back({"hivm_program",
                            "the bundled vector_add dump, n = 16M",

@@ -1,13 +1,17 @@
 //===- analyze.hpp - from HIVM text to a Program ---------------------------===//
 //
-// analyze_text() reads a raw dump (parser.hpp), then for every function walks
-// the real structure -- regions, blocks, SSA values, constants -- to build one
-// OpRecord per operation: pipe and core, bytes/elements/FLOP/repeats/packets
-// per execution, how often it runs per block (loop trip counts and branch
-// conditions, enumerated exactly where the bounds are constants and bounded
-// with intervals where they are not), scalar and issued instructions,
-// eligibility and scalar fallbacks. sync.hpp then derives handoffs, barriers
-// and component edges.
+// analyze_text() reads a raw dump (parser.hpp) and builds one OpRecord per
+// operation of every function: pipe and core, bytes/elements/FLOP/repeats/
+// packets per execution, how often it runs per block (loop trip counts and
+// branch conditions, enumerated exactly where the bounds are constants and
+// bounded with intervals where they are not), scalar and issued
+// instructions, eligibility and scalar fallbacks. A driver in analyze.cpp
+// composes one pass per job over the function model (function_ir.hpp):
+// walk.hpp builds it, value_eval.hpp evaluates values, trip_count.hpp counts
+// executions, op_quantities.hpp and counts.hpp give the quantities,
+// eligibility.hpp and records.hpp finish the records; sync.hpp then derives
+// handoffs, barriers and component edges. docs/extract_hivm.md §11 says
+// which function decides what.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PERFBOUND_EXTRACT_HIVM_ANALYZE_HPP
@@ -59,7 +63,7 @@ struct AnalysisOptions {
   bool have_launch = false;
   std::vector<int64_t> grid;                 // programs per axis
   std::map<std::string, double> args;        // launch args by key ("n_elements", "%arg3", "3")
-  std::string kernel;                        // analyse only functions whose name starts with this
+  std::string kernel;                        // analyze only functions whose name starts with this
   std::vector<TripFact> trips;               // user-given trip facts (launch.trips)
   std::vector<DataFact> data;                // user-given tensor contents (launch.data)
   [[nodiscard]] bool has_facts() const { return !trips.empty() || !data.empty(); }
@@ -72,7 +76,7 @@ struct AnalysisOptions {
 /// when the launch gives a grid.
 Program start_program(const AnalysisOptions &options);
 
-/// Reads and analyses a whole dump. Throws SourceError for malformed input and for a
+/// Reads and analyzes a whole dump. Throws SourceError for malformed input and for a
 /// fact that contradicts the IR (at the line it names), FactError for a data fact that
 /// names no argument. With facts, the records are computed without them (strict) and
 /// again with them (Program::given).

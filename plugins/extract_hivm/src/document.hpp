@@ -1,6 +1,6 @@
 //===- document.hpp - Program -> perfbound.hivm_program/1 JSON -------------===//
 //
-// The JSON form of an analysed program, described member by member in
+// The JSON form of an analyzed program, described member by member in
 // abi/schemas/perfbound.hivm_program.v1.schema.json. Also reads the inputs of
 // the node kind: the profile (vector repeat bytes, cube fractals, AIV:AIC
 // ratio) and the launch document (grid, scalar arguments, kernel name).
