@@ -154,6 +154,8 @@ pb::sdk::PluginSpec describe() {
                            PB_OK});
   spec.examples.push_back({"l2_memory", "neither tier connected (refused)", json{{"l2_bandwidth", 4e12}},
                            {{"profile", "perfbound.profile/1", kProfile}}, PB_ERR_INVALID_INPUT});
+  spec.examples.push_back({"l2_memory", "a negative L2 bandwidth (refused at create)", json{{"l2_bandwidth", -1.0}}, {},
+                           PB_ERR_INVALID_INPUT, PB_EXAMPLE_AT_CREATE});
   return spec;
 }
 

@@ -209,8 +209,14 @@ class Resolver {
       }
       rn.kind = rn.plugin->find_kind(n.kind);
       if (rn.kind == nullptr) {
+        // The first plugin with an id wins: a kind from another build of the
+        // same plugin is found only when its directory comes first.
         diags_.error(n.kind_loc, n.id, "plugin '" + n.plugin + "' has no node kind '" + n.kind + "'" +
-                                           valid_list_suffix(n.kind, rn.plugin->kind_names(), "its kinds"));
+                                           valid_list_suffix(n.kind, rn.plugin->kind_names(), "its kinds") + "; this is the one at " +
+                                           rn.plugin->library.string() + ", the first on the search path " +
+                                           (catalog_.search_path.empty() ? std::string("(unknown)") : catalog_.search_path) +
+                                           "; if another build of it offers the kind, put its directory first with "
+                                           "--plugin-path DIR or PERFBOUND_PLUGIN_PATH");
         out_.nodes.push_back(std::move(rn));
         continue;
       }

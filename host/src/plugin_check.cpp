@@ -1,7 +1,7 @@
 //===- plugin_check.cpp - `perfbound plugin check` ------------------------===//
 #include "plugin_check.hpp"
 
-
+#include <cstddef>
 #include <cstring>
 #include <sstream>
 
@@ -105,15 +105,37 @@ void sink_append(void *sink_data, const char *text, size_t size) {
   static_cast<std::string *>(sink_data)->append(text, size);
 }
 
+/// An example whose expected outcome is a refusal by create() (ABI 1.3):
+/// create must return `expected` after logging an ERROR, and run is not called.
+std::vector<CheckFinding> expect_create_refusal(const std::string &label, const pb_node_kind *kind, const std::string &params_text,
+                                                pb_status expected, HostServices &host) {
+  if (expected == PB_OK)
+    return {{label + " create", "fail", "expected_at is PB_EXAMPLE_AT_CREATE but expected_status is PB_OK; a create-time example declares a refusal"}};
+  pb_node *instance = nullptr;
+  CallScope scope("check " + label);
+  pb_status st = kind->create(kind, host.c_host(), "check", params_text.c_str(), &instance);
+  if (st == PB_OK) {
+    if (instance != nullptr) kind->destroy(instance);
+    return {{label + " create", "fail", "create accepted the parameters; expected a refusal with " + status_name(expected)}};
+  }
+  if (st != expected)
+    return {{label + " create", "fail", "create returned " + status_name(st) + ", expected " + status_name(expected) + ": " + scope.error_summary()}};
+  if (scope.error_summary().empty())
+    return {{label + " create", "fail", "create returned " + status_name(st) + " without logging an ERROR message explaining why"}};
+  return {{label + " create", "pass", "refused as declared with " + status_name(st) + ": " + scope.error_summary()}};
+}
+
 /// create -> run -> destroy with the given inputs; checks status and outputs.
+/// With `expected_at` PB_EXAMPLE_AT_CREATE, create must refuse instead.
 std::vector<CheckFinding> exercise(const std::string &label, const pb_node_kind *kind, const KindInfo &info,
                                    const json &params, const std::vector<std::pair<std::string, DocumentPtr>> &inputs,
                                    std::optional<pb_status> expected, HostServices &host, const SchemaRegistry &schemas,
-                                   const pb_ext_render *render, const PhaseFn &phase) {
+                                   const pb_ext_render *render, const PhaseFn &phase, uint32_t expected_at = PB_EXAMPLE_AT_RUN) {
   std::vector<CheckFinding> out;
   phase(label + " create");
   pb_node *instance = nullptr;
   std::string params_text = params.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (expected && expected_at == PB_EXAMPLE_AT_CREATE) return expect_create_refusal(label, kind, params_text, *expected, host);
   pb_status st = PB_ERR_INTERNAL;
   {
     CallScope scope("check " + label);
@@ -270,7 +292,17 @@ PluginCheckReport check_in_child(const fs::path &library, HostServices &host, co
             inputs.emplace_back(in->port, std::make_shared<const Document>(static_cast<pb_encoding>(in->encoding), in->schema,
                                                                            in->data, std::string("example:") + in->port));
           }
-          auto part = exercise(ex_label, kind, kinfo, ex_params, inputs, ex->expected_status, host, schemas, render, kind_phase);
+          // pb_example.expected_at is ABI 1.3: read only when the plugin's struct has it.
+          uint32_t expected_at = ex->struct_size >= offsetof(pb_example, expected_at) + sizeof(ex->expected_at)
+                                     ? ex->expected_at
+                                     : PB_EXAMPLE_AT_RUN;
+          if (expected_at != PB_EXAMPLE_AT_RUN && expected_at != PB_EXAMPLE_AT_CREATE) {
+            out.push_back({ex_label, "fail", "expected_at is " + std::to_string(expected_at) +
+                                                 "; known values are PB_EXAMPLE_AT_RUN (0) and PB_EXAMPLE_AT_CREATE (1)"});
+            continue;
+          }
+          auto part = exercise(ex_label, kind, kinfo, ex_params, inputs, ex->expected_status, host, schemas, render, kind_phase,
+                               expected_at);
           out.insert(out.end(), part.begin(), part.end());
         }
       }

@@ -177,6 +177,14 @@ TEST_CASE("plugin check passes a good plugin and reports every violation of bad 
   for (const json &f : g["findings"])
     if (f["check"].get<std::string>().find("example") != std::string::npos && f["status"] == "pass") ++example_passes;
   CHECK(example_passes >= 5);
+  // A negative example of a bad parameter (ABI 1.3 expected_at = create) passes without run being called.
+  bool create_refusal = false;
+  for (const json &f : g["findings"])
+    create_refusal = create_refusal || (f["check"] == "kind 'add' example 'a scale of zero (refused by create)' create" && f["status"] == "pass" &&
+                                        f["detail"].get<std::string>().find("refused as declared with PB_ERR_INVALID_INPUT: ") == 0 &&
+                                        f["detail"].get<std::string>().find("scale must be > 0") != std::string::npos);
+  CHECK(create_refusal);
+  for (const json &f : g["findings"]) CHECK(f["check"] != "kind 'add' example 'a scale of zero (refused by create)' run");
 
   auto bad = run_cli({"--no-builtin-plugins", "plugin", "check", (pbtest::plugin_dir("bad_descriptor") / "libpbtest_bad_descriptor.so").string()});
   CHECK(bad.code == 1);
@@ -188,6 +196,11 @@ TEST_CASE("plugin check passes a good plugin and reports every violation of bad 
   CHECK(crashing.out.find("[fail] kind 'crash': plugin crashed with SIGSEGV during kind 'crash' without inputs run") != std::string::npos);
   CHECK(crashing.out.find("[fail] kind 'malformed' without inputs output 'out': is not valid JSON") != std::string::npos);
   CHECK(crashing.out.find("set_output called twice for port 'out'") != std::string::npos);
+  CHECK(crashing.out.find("[fail] kind 'missing_output' example 'declares a refusal create never makes' create: create accepted the "
+                          "parameters; expected a refusal with PB_ERR_INVALID_INPUT") != std::string::npos);
+  CHECK(crashing.out.find("[fail] kind 'missing_output' example 'expects PB_OK at create' create: expected_at is PB_EXAMPLE_AT_CREATE "
+                          "but expected_status is PB_OK") != std::string::npos);
+  CHECK(crashing.out.find("[fail] kind 'missing_output' example 'an unknown expected_at': expected_at is 7") != std::string::npos);
 
   auto not_plugin = run_cli({"--no-builtin-plugins", "plugin", "check", (pbtest::plugin_dir("no_entry") / "libpbtest_no_entry.so").string()});
   CHECK(not_plugin.code == 3);

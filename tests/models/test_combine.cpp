@@ -108,6 +108,40 @@ TEST_CASE("combine: a measurement gives the verdict msprof's latency-bound rule"
   CHECK(m::combine(in, options)["verdict"]["class"] == "compute-bound");
 }
 
+TEST_CASE("combine: a chip-level launch floor that binds is latency-bound on 'launch', never memory-bound") {
+  // A vendor launch-overhead floor (component "launch", no core) above the
+  // component floor binds the bound; the verdict names it, not a memory path.
+  m::CombineInputs in;
+  in.terms = {floor_term("component_floor", "hivm", {entry("aiv", "vector", 1e-6, 1e-6)}),
+              floor_term("launch_floor", "hivm", {entry("", "launch", 3e-6, 3e-6)})};
+  json report = m::combine(in, {});
+  CHECK(report["bound"]["binding_component"] == "launch");
+  CHECK(report["verdict"]["class"] == "latency-bound");
+  CHECK(report["verdict"]["unit"] == "launch");
+  CHECK(report["verdict"]["why"].get<std::string>().find("launch_floor on launch (a chip-level latency") != std::string::npos);
+  // Memory paths stay memory-bound, the L2 included.
+  in.terms[1] = floor_term("l2_memory", "hivm", {entry("", "l2", 3e-6, 3e-6)});
+  CHECK(m::combine(in, {})["verdict"]["class"] == "memory-bound");
+  // A component in no class gets no class (and no invented unit), with the reason.
+  in.terms[1] = floor_term("vendor_thing", "hivm", {entry("", "dma_engine", 3e-6, 3e-6)});
+  json odd = m::combine(in, {});
+  CHECK(odd["verdict"]["class"].is_null());
+  CHECK(odd["verdict"]["unit"] == "dma_engine");
+  CHECK(odd["verdict"]["why"].get<std::string>().find("component 'dma_engine' is none of") != std::string::npos);
+  // A term naming no component: class and unit null, never "memory-bound" with an empty unit.
+  m::Term bare;
+  bare.name = "bare_floor";
+  bare.tier = "hivm";
+  bare.role = "floor";
+  bare.value = m::Time::known(3e-6);
+  bare.strict_value = m::Time::known(3e-6);
+  in.terms[1] = bare;
+  json none = m::combine(in, {});
+  CHECK(none["bound"]["binding_term"] == "bare_floor");
+  CHECK(none["verdict"]["class"].is_null());
+  CHECK(none["verdict"]["unit"].is_null());
+}
+
 TEST_CASE("term documents: a vendor term without 'assurance' is strict only when it says it is sound") {
   json sound = json::parse(R"({"schema":"perfbound.bound_term/1","term":"l2","tier":"hivm","role":"floor",
     "value":{"value":2e-6,"unit":"s"},"rates":[],"work":{},"not_counted":[],"sound":true})");

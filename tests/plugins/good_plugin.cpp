@@ -36,7 +36,10 @@ class Source : public pb::sdk::Node {
 
 class Add : public pb::sdk::Node {
  public:
-  explicit Add(const pb::sdk::Params &p) : scale_(p.number("scale")) {}
+  explicit Add(const pb::sdk::Params &p) : scale_(p.number("scale")) {
+    // The descriptor's range is enforced by 1.2+ hosts at resolve time; create keeps its own check.
+    if (!(scale_ > 0)) throw pb::sdk::InputError("node '" + p.node_id() + "': scale must be > 0");
+  }
   void run(pb::sdk::RunContext &ctx) override {
     double sum = 0;
     for (const json *doc : ctx.json_inputs("terms")) sum += pb::sdk::require_number(*doc, "value", "terms");
@@ -166,6 +169,8 @@ pb::sdk::PluginSpec describe() {
   spec.examples.push_back({"add", "a term that is not a number", std::nullopt,
                            {{"terms", kNumber, R"({"schema":"perfbound_test.number/1","value":"x"})"}},
                            PB_ERR_INVALID_INPUT});
+  spec.examples.push_back({"add", "a scale of zero (refused by create)", json{{"scale", 0.0}}, {}, PB_ERR_INVALID_INPUT,
+                           PB_EXAMPLE_AT_CREATE});
   spec.examples.push_back({"text_stats", "a short text", std::nullopt, {{"text", kText, "hello\n", PB_ENCODING_TEXT}}, PB_OK});
   return spec;
 }

@@ -44,7 +44,16 @@ static const pb_node_kind k_violates = KIND("violates_schema");
 static const pb_node_kind k_twice = KIND("twice");
 static const pb_node_kind k_crash = KIND("crash");
 static const pb_node_kind *const kinds[] = {&k_malformed, &k_wrong, &k_missing, &k_violates, &k_twice, &k_crash};
-static const void *get_extension(const char *id) { (void)id; return NULL; }
+/* Examples whose create-time declarations (ABI 1.3) are wrong: create()
+ * accepts every parameter, so a declared refusal never comes; a create-time
+ * example expecting PB_OK, and an unknown expected_at, are malformed. */
+#define EXAMPLE(title, status, at) {sizeof(pb_example), "missing_output", title, "{}", 0, NULL, status, at}
+static const pb_example ex_no_refusal = EXAMPLE("declares a refusal create never makes", PB_ERR_INVALID_INPUT, PB_EXAMPLE_AT_CREATE);
+static const pb_example ex_ok_at_create = EXAMPLE("expects PB_OK at create", PB_OK, PB_EXAMPLE_AT_CREATE);
+static const pb_example ex_unknown_at = EXAMPLE("an unknown expected_at", PB_ERR_INVALID_INPUT, 7u);
+static const pb_example *const examples[] = {&ex_no_refusal, &ex_ok_at_create, &ex_unknown_at};
+static const pb_ext_examples examples_ext = {sizeof(pb_ext_examples), 3, examples};
+static const void *get_extension(const char *id) { return strcmp(id, PB_EXT_EXAMPLES) == 0 ? (const void *)&examples_ext : NULL; }
 static const pb_plugin plugin = {sizeof(pb_plugin), "perfbound_test.misbehaving", "Misbehaving test plugin", "0.1.0", "tests",
                                  "", 6, kinds, NULL, NULL, get_extension};
 

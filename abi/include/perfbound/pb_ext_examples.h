@@ -35,9 +35,22 @@ typedef struct pb_example {
   uint32_t input_count;
   const pb_example_input *const *inputs;
   /* The status run() must return: PB_OK for a positive example, e.g.
-   * PB_ERR_INVALID_INPUT for a malformed input. */
+   * PB_ERR_INVALID_INPUT for a malformed input. With `expected_at` =
+   * PB_EXAMPLE_AT_CREATE, the status create() must return instead. */
   pb_status expected_status;
+  /* --- ABI 1.3 --- */
+  /* Where the expected outcome happens: PB_EXAMPLE_AT_RUN (0, what a 1.2
+   * plugin means) or PB_EXAMPLE_AT_CREATE: create() must refuse the
+   * example's parameters with `expected_status` (not PB_OK) after logging
+   * why, and run() is not called. A negative example of a bad parameter
+   * value (a negative bandwidth, say) is declared this way. The host reads
+   * this field only when struct_size says it is present. */
+  uint32_t expected_at;
 } pb_example;
+
+/* Values of pb_example.expected_at (ABI 1.3). */
+#define PB_EXAMPLE_AT_RUN 0u
+#define PB_EXAMPLE_AT_CREATE 1u
 
 typedef struct pb_ext_examples {
   uint32_t struct_size;

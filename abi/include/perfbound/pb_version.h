@@ -21,14 +21,17 @@
 #include "pb_defs.h"
 
 #define PB_ABI_VERSION_MAJOR 1u
-#define PB_ABI_VERSION_MINOR 2u
+#define PB_ABI_VERSION_MINOR 3u
 
 /* History:
  *   1.0  the first stable ABI.
  *   1.1  pb_port.one_of: groups of alternative inputs, exactly one connected.
  *   1.2  pb_param.minimum_json / maximum_json (+ PB_PARAM_MIN_EXCLUSIVE,
  *        PB_PARAM_MAX_EXCLUSIVE): the meaningful range of a number parameter,
- *        enforced by the host when a pipeline resolves. */
+ *        enforced by the host when a pipeline resolves.
+ *   1.3  pb_example.expected_at (+ PB_EXAMPLE_AT_RUN, PB_EXAMPLE_AT_CREATE):
+ *        an example may declare a refusal by create(), e.g. of a bad
+ *        parameter value, as its expected outcome. */
 
 /* Format version of `<library>.pbplugin.json` manifests written next to a
  * plugin library (see pb_plugin.h, "Describing a plugin without loading it"). */

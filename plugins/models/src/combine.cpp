@@ -516,6 +516,22 @@ json finding_json(Finding &f, int rank) {
   return out;
 }
 
+/// The verdict class of a binding component, in msprof's vocabulary
+/// (docs/model.md §6): compute units, memory paths, and chip-level
+/// components whose time is latency rather than a unit's throughput (a
+/// launch-overhead floor binds on "launch"). nullopt for a component in
+/// none of them: a vendor term's own name gets no class rather than a
+/// wrong one.
+std::optional<std::string> verdict_class(const std::string &component) {
+  static const std::set<std::string> kCompute = {"cube", "vector", "scalar"};
+  static const std::set<std::string> kMemory = {"mte1", "mte2", "mte3", "fixpipe", "hbm", "l2"};
+  static const std::set<std::string> kLatency = {"launch", "sync"};
+  if (kCompute.count(component) != 0) return "compute-bound";
+  if (kMemory.count(component) != 0) return "memory-bound";
+  if (kLatency.count(component) != 0) return "latency-bound";
+  return std::nullopt;
+}
+
 std::string verdict_unit_for_memory(const std::vector<Term> &terms, const std::string &tier) {
   const Term *mem = find_term(terms, "memory", tier);
   if (mem == nullptr || mem->per_component.empty()) return "mte2";
@@ -790,10 +806,19 @@ json combine(CombineInputs in, const CombineOptions &options) {
   json verdict;
   if (chosen != nullptr) {
     std::string comp = chosen->binding_component;
-    std::string unit = comp == "hbm" ? verdict_unit_for_memory(in.terms, chosen->tier) : comp;
-    std::string cls = comp == "cube" || comp == "vector" || comp == "scalar" ? "compute-bound" : "memory-bound";
+    json unit = comp == "hbm" ? json(verdict_unit_for_memory(in.terms, chosen->tier)) : comp.empty() ? json(nullptr) : json(comp);
+    std::optional<std::string> cls = verdict_class(comp);
     std::string why = "the bound is set by " + chosen->binding_term + " on " +
-                      (chosen->binding_core.empty() ? std::string() : chosen->binding_core + " ") + comp;
+                      (chosen->binding_core.empty() ? std::string() : chosen->binding_core + " ") +
+                      (comp.empty() ? std::string("no named component") : comp);
+    if (cls == "latency-bound")
+      why += " (a chip-level latency, not a compute unit's or a memory path's throughput)";
+    else if (!cls)
+      why += comp.empty() ? std::string("; the binding term names no component, so there is no class (a chip-level term names "
+                                        "its component, e.g. launch: docs/model.md §6)")
+                          : "; component '" + comp +
+                                "' is none of cube, vector, scalar (compute), mte1, mte2, mte3, fixpipe, hbm, l2 (memory) or "
+                                "launch, sync (latency), so there is no class (docs/model.md §6)";
     if (!chosen->additive_terms.empty())
       why += ", including " + human_seconds(chosen->additive_seconds) + " of irreducible serialization on that unit";
     if (options.measured_seconds && *options.measured_seconds > 0) {
@@ -804,7 +829,7 @@ json combine(CombineInputs in, const CombineOptions &options) {
         why += " < 80 %: the binding unit would be busy less than 80 % of the measured time (msprof's Latency Bound rule)";
       }
     }
-    verdict = {{"class", cls}, {"unit", unit}, {"why", why}};
+    verdict = {{"class", cls ? json(*cls) : json(nullptr)}, {"unit", unit}, {"why", why}};
     if (!coverage_warning.empty()) {
       verdict["coverage"] = coverage_warning;
       verdict["why"] = why + "; but " + coverage_warning + ": the bound may be far below the kernel's time";

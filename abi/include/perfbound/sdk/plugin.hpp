@@ -375,6 +375,10 @@ struct ExampleSpec {
   std::optional<json> params;
   std::vector<ExampleInputSpec> inputs;
   pb_status expected_status = PB_OK;
+  /// PB_EXAMPLE_AT_RUN: run() returns expected_status. PB_EXAMPLE_AT_CREATE
+  /// (ABI 1.3): create() refuses the params with it, e.g. a negative
+  /// bandwidth (the kind's constructor throws pb::sdk::InputError).
+  uint32_t expected_at = PB_EXAMPLE_AT_RUN;
 };
 
 struct PluginSpec {
@@ -709,6 +713,7 @@ inline Registry &build_registry(PluginSpec (*describe)()) {
     ex.input_count = static_cast<uint32_t>(arr.size());
     ex.inputs = arr.empty() ? nullptr : arr.data();
     ex.expected_status = es.expected_status;
+    ex.expected_at = es.expected_at;
   }
   for (pb_example &ex : r.examples) r.example_ptrs.push_back(&ex);
   r.examples_ext.struct_size = sizeof(pb_ext_examples);
