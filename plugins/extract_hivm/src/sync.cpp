@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -117,7 +118,19 @@ class BufferSide {
 
  private:
   using Key = std::tuple<int, int, int64_t, int64_t, int64_t, uint32_t>;
-  static void add(std::vector<Entry> &to, std::map<Key, size_t> &index, const BufferRef &r, uint32_t op) {
+  struct KeyHash {
+    size_t operator()(const Key &k) const {
+      size_t h = std::hash<int64_t>()(std::get<2>(k));
+      auto mix = [&h](uint64_t v) { h ^= std::hash<uint64_t>()(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+      mix(static_cast<uint64_t>(std::get<0>(k)) << 8 | static_cast<uint64_t>(std::get<1>(k)));
+      mix(static_cast<uint64_t>(std::get<3>(k)));
+      mix(static_cast<uint64_t>(std::get<4>(k)));
+      mix(std::get<5>(k));
+      return h;
+    }
+  };
+  using Index = std::unordered_map<Key, size_t, KeyHash>;
+  static void add(std::vector<Entry> &to, Index &index, const BufferRef &r, uint32_t op) {
     Key key{static_cast<int>(r.kind), static_cast<int>(r.space), r.base0, r.base1, r.bytes, r.id};
     auto [it, inserted] = index.try_emplace(key, to.size());
     if (inserted) {
@@ -127,7 +140,7 @@ class BufferSide {
     }
   }
   std::vector<Entry> reads_, writes_;
-  std::map<Key, size_t> read_index_, write_index_;
+  Index read_index_, write_index_;
 };
 
 Dependence dependences(const BufferSide &before, const BufferSide &after) {
@@ -157,8 +170,11 @@ Dependence dependences(const Program &prog, const std::vector<uint32_t> &before,
 }
 
 std::string lines_of(const Program &prog, const std::vector<uint32_t> &ops, size_t max = 6) {
-  std::set<uint32_t> lines;
-  for (uint32_t id : ops) lines.insert(prog.ops[id].line);
+  std::vector<uint32_t> lines;
+  lines.reserve(ops.size());
+  for (uint32_t id : ops) lines.push_back(prog.ops[id].line);
+  std::sort(lines.begin(), lines.end());
+  lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
   std::string out;
   size_t n = 0;
   for (uint32_t l : lines) {
@@ -171,11 +187,8 @@ std::string lines_of(const Program &prog, const std::vector<uint32_t> &ops, size
   return out;
 }
 
-void append_unique(std::vector<uint32_t> &to, uint32_t v) {
-  if (std::find(to.begin(), to.end(), v) == to.end()) to.push_back(v);
-}
-
-/// append_unique for lists that grow with the function (ops of a sync group).
+/// Appends ids to a list once each, in order of first appearance, with a
+/// hashed index (the lists of a sync group grow with the function).
 class UniqueList {
  public:
   explicit UniqueList(std::vector<uint32_t> &to) : to_(to), seen_(to.begin(), to.end()) {}
@@ -246,12 +259,16 @@ void analyze_function(Program &prog, const FunctionView &view) {
     e.set_lines.push_back(op.line);
   }
   // Waits join every group they can match; a wait matching none gets its own group.
+  // Only the groups of the wait's own pipes can match (every group so far has a set).
+  std::map<std::pair<Pipe, Pipe>, std::vector<size_t>> groups_of_pipes;
+  for (const auto &[key, idx] : groups)
+    groups_of_pipes[{prog.handoffs[idx].producer, prog.handoffs[idx].consumer}].push_back(idx);
   for (uint32_t w : waits) {
     const OpRecord &op = prog.ops[w];
     bool matched = false;
-    for (auto &[key, idx] : groups) {
+    auto same_pipes = groups_of_pipes.find({op.sync->from, op.sync->to});
+    if (same_pipes != groups_of_pipes.end()) for (size_t idx : same_pipes->second) {
       HandoffEdge &e = prog.handoffs[idx];
-      if (e.producer != op.sync->from || e.consumer != op.sync->to || e.set_ops.empty()) continue;
       if (!events_match(*prog.ops[e.set_ops[0]].sync, *op.sync)) continue;
       e.wait_ops.push_back(w);
       e.wait_lines.push_back(op.line);
@@ -284,9 +301,19 @@ void analyze_function(Program &prog, const FunctionView &view) {
     });
     return it->second;
   };
+  // Groups with the same waits (every set whose event the analysis cannot
+  // pin to one id matches every wait of its pipes) have the same consumer
+  // side: computed once per distinct list of waits, not once per group.
+  struct ConsumerSide {
+    std::vector<uint32_t> ops;
+    Count waits;
+    std::optional<BufferSide> buffers;  // when a group needs the dependences
+    std::string lines;                  // lines_of(ops), when a group needs it
+  };
+  std::map<std::vector<uint32_t>, ConsumerSide> consumer_sides;
   for (auto &[key, idx] : groups) {
     HandoffEdge &e = prog.handoffs[idx];
-    UniqueList producers(e.producer_ops), consumers(e.consumer_ops);
+    UniqueList producers(e.producer_ops);
     for (uint32_t s : e.set_ops) {
       const SyncInfo &si = *prog.ops[s].sync;
       size_t seen = 0;
@@ -302,10 +329,21 @@ void analyze_function(Program &prog, const FunctionView &view) {
         return true;
       });
     }
-    for (uint32_t w : e.wait_ops)
-      for (uint32_t r : consumers_of(w)) consumers.add(r);
+    auto [side_it, new_side] = consumer_sides.try_emplace(e.wait_ops);
+    ConsumerSide &side = side_it->second;
+    if (new_side) {
+      UniqueList consumers(side.ops);
+      for (uint32_t w : e.wait_ops)
+        for (uint32_t r : consumers_of(w)) consumers.add(r);
+      side.waits = sum_counts(e.wait_ops, prog);
+    }
+    e.consumer_ops = side.ops;
     e.sets = sum_counts(e.set_ops, prog);
-    e.waits = sum_counts(e.wait_ops, prog);
+    e.waits = side.waits;
+    auto consumer_lines = [&]() -> const std::string & {
+      if (side.lines.empty()) side.lines = lines_of(prog, side.ops);
+      return side.lines;
+    };
     const std::string p = std::string("PIPE_") + pipe_name(e.producer), q = std::string("PIPE_") + pipe_name(e.consumer);
     if (e.set_ops.empty()) {
       e.kind = "unmatched";
@@ -318,16 +356,17 @@ void analyze_function(Program &prog, const FunctionView &view) {
       e.reason = e.wait_ops.empty() ? "set_flag with no wait_flag of the same pipes and event in this function"
                                     : "no " + q + " work follows the wait_flag: it drains an outstanding flag";
     } else {
-      Dependence d = dependences(prog, e.producer_ops, e.consumer_ops);
+      if (!side.buffers) side.buffers.emplace(prog, side.ops);
+      Dependence d = dependences(BufferSide(prog, e.producer_ops), *side.buffers);
       e.dependences = d.kinds;
       if (!d.kinds.empty()) {
         e.kind = "mandatory";
         e.reason = "the " + p + " work before the set (lines " + lines_of(prog, e.producer_ops) + ") and the " + q +
-                   " work after the wait (lines " + lines_of(prog, e.consumer_ops) + ") share a buffer";
+                   " work after the wait (lines " + consumer_lines() + ") share a buffer";
       } else {
         e.kind = "avoidable";
         e.reason = "the " + p + " work before the set (lines " + lines_of(prog, e.producer_ops) + ") and the " + q +
-                   " work after the wait (lines " + lines_of(prog, e.consumer_ops) + ") share no buffer";
+                   " work after the wait (lines " + consumer_lines() + ") share no buffer";
       }
     }
   }
@@ -552,6 +591,7 @@ void trace_components(Program &prog, const std::set<uint32_t> &functions, size_t
     Pipe ppipe = Pipe::None, cpipe = Pipe::None;
     const std::vector<uint32_t> *producers = nullptr;
     const std::vector<uint32_t> *consumers = nullptr;
+    std::vector<uint32_t> producers_sorted, consumers_sorted;  // for intersects()
     bool mandatory = false;
     bool raw = false;  // carries data (read after write): chains continue only through these
     int64_t count = 0;
@@ -604,18 +644,30 @@ void trace_components(Program &prog, const std::set<uint32_t> &functions, size_t
       if (prog.ops[id].cls != OpClass::Cube) return false;
     return true;
   };
+  auto sorted = [](const std::vector<uint32_t> &ops) {
+    std::vector<uint32_t> out(ops);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
   for (Hop &h : hops) {
     if (h.ppipe == Pipe::MTE1 && all_cube(h.producers)) h.ppipe = Pipe::M;
     if (h.cpipe == Pipe::MTE1 && all_cube(h.consumers)) h.cpipe = Pipe::M;
+    h.producers_sorted = sorted(*h.producers);
+    h.consumers_sorted = sorted(*h.consumers);
   }
-  auto intersects = [](const std::vector<uint32_t> *a, const std::vector<uint32_t> *b) {
-    for (uint32_t x : *a)
-      if (std::find(b->begin(), b->end(), x) != b->end()) return true;
+  // Whether two sorted op lists share an op: the smaller one's ops looked up in the larger.
+  auto intersects = [](const std::vector<uint32_t> &a, const std::vector<uint32_t> &b) {
+    const std::vector<uint32_t> &small = a.size() <= b.size() ? a : b;
+    const std::vector<uint32_t> &large = a.size() <= b.size() ? b : a;
+    for (uint32_t x : small)
+      if (std::binary_search(large.begin(), large.end(), x)) return true;
     return false;
   };
   struct Acc {
     std::map<size_t, int64_t> by_first_hop;  // first hop -> largest chain multiplicity
     bool exact = true;
+    // What the edge's lists already hold (they grow with every chain through it).
+    std::unordered_set<uint32_t> handoffs, cross_core_edges, lines;
   };
   std::map<std::pair<std::string, std::string>, size_t> index;
   std::vector<Acc> accs;
@@ -664,9 +716,13 @@ void trace_components(Program &prog, const std::set<uint32_t> &functions, size_t
     if (std::find(ce.vias.begin(), ce.vias.end(), via) == ce.vias.end() && ce.vias.size() < 16) ce.vias.push_back(via);
     for (size_t k : chain) {
       const Hop &h = hops[k];
-      if (h.cross) append_unique(ce.cross_core_edges, h.id);
-      else append_unique(ce.handoffs, h.id);
-      for (uint32_t l : h.lines) append_unique(ce.lines, l);
+      if (h.cross) {
+        if (acc.cross_core_edges.insert(h.id).second) ce.cross_core_edges.push_back(h.id);
+      } else if (acc.handoffs.insert(h.id).second) {
+        ce.handoffs.push_back(h.id);
+      }
+      for (uint32_t l : h.lines)
+        if (acc.lines.insert(l).second) ce.lines.push_back(l);
     }
   };
   // Follows data (RAW) through carriers until a compute pipe consumes it.
@@ -681,7 +737,7 @@ void trace_components(Program &prog, const std::set<uint32_t> &functions, size_t
       const Hop &nx = hops[k];
       if (!nx.raw || nx.pcore != cur.ccore || nx.ppipe != cur.cpipe) continue;
       if (std::find(chain.begin(), chain.end(), k) != chain.end()) continue;
-      if (!intersects(nx.producers, cur.consumers)) continue;
+      if (!intersects(nx.producers_sorted, cur.consumers_sorted)) continue;
       continued = true;
       chain.push_back(k);
       follow(chain);
@@ -696,7 +752,7 @@ void trace_components(Program &prog, const std::set<uint32_t> &functions, size_t
       int64_t fed = 0;
       for (const Hop &g : hops)
         if (g.raw && is_compute(g.ppipe) && g.ccore == h.pcore && g.cpipe == h.ppipe &&
-            intersects(g.consumers, h.producers))
+            intersects(g.consumers_sorted, h.producers_sorted))
           fed += g.count;
       if (fed > 0 && fed >= h.count) continue;
     }
