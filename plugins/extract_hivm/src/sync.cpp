@@ -23,9 +23,30 @@ bool is_work(const OpRecord &r) {
   return work && !r.pipes.empty();
 }
 
-bool on_pipe(const OpRecord &r, Pipe p) {
-  if (p == Pipe::ALL) return true;
-  return std::find(r.pipes.begin(), r.pipes.end(), p) != r.pipes.end();
+/// What the walks below read of an op record, 16 bytes instead of the record's
+/// ~1.5 KB: a walk over a large function then stays in cache.
+struct Brief {
+  const SyncInfo *sync = nullptr;
+  OpClass cls = OpClass::Unknown;
+  bool work = false;   // is_work()
+  uint16_t pipes = 0;  // bit per pipe the op runs on
+
+  [[nodiscard]] bool work_on(Pipe p) const {  // work on pipe p (any pipe for ALL)
+    return work && (p == Pipe::ALL || (pipes & (1u << static_cast<unsigned>(p))) != 0);
+  }
+};
+
+std::vector<Brief> briefs_of(const Program &prog) {
+  std::vector<Brief> out(prog.ops.size());
+  for (size_t idx = 0; idx < prog.ops.size(); ++idx) {
+    const OpRecord &r = prog.ops[idx];
+    Brief &b = out[idx];
+    b.sync = r.sync.get();
+    b.cls = r.cls;
+    b.work = is_work(r);
+    for (Pipe p : r.pipes) b.pipes |= static_cast<uint16_t>(1u << static_cast<unsigned>(p));
+  }
+  return out;
 }
 
 Count sum_counts(const std::vector<uint32_t> &ops, const Program &prog) {
@@ -47,7 +68,7 @@ Count sum_counts(const std::vector<uint32_t> &ops, const Program &prog) {
 /// Program-order walks over one function, wrapping once around the innermost loop.
 class Walker {
  public:
-  Walker(const Program &prog, const FunctionView &view) : prog_(prog), view_(view) {}
+  explicit Walker(const FunctionView &view) : view_(view) {}
 
   const FunctionView::LoopSpan *loop_of(uint32_t r) const {
     int32_t L = view_.innermost_loop[r - view_.first_op];
@@ -55,7 +76,8 @@ class Walker {
   }
 
   /// Visits records before `start` (nearest first). `fn` returns false to stop.
-  void back(uint32_t start, const std::function<bool(uint32_t)> &fn) const {
+  template <typename Fn>
+  void back(uint32_t start, Fn &&fn) const {
     const FunctionView::LoopSpan *loop = loop_of(start);
     if (loop != nullptr) {
       for (uint32_t r = start; r-- > loop->body_begin;)
@@ -71,7 +93,8 @@ class Walker {
   }
 
   /// Visits records after `start` (nearest first).
-  void forward(uint32_t start, const std::function<bool(uint32_t)> &fn) const {
+  template <typename Fn>
+  void forward(uint32_t start, Fn &&fn) const {
     const FunctionView::LoopSpan *loop = loop_of(start);
     if (loop != nullptr) {
       for (uint32_t r = start + 1; r < loop->body_end; ++r)
@@ -87,7 +110,6 @@ class Walker {
   }
 
  private:
-  const Program &prog_;
   const FunctionView &view_;
 };
 
@@ -130,13 +152,26 @@ class BufferSide {
     }
   };
   using Index = std::unordered_map<Key, size_t, KeyHash>;
+  static Key key_of(const BufferRef &r) {
+    return {static_cast<int>(r.kind), static_cast<int>(r.space), r.base0, r.base1, r.bytes, r.id};
+  }
+  // Most sides touch a handful of buffers: searched in place; hashed once they are many.
+  static constexpr size_t kLinear = 16;
   static void add(std::vector<Entry> &to, Index &index, const BufferRef &r, uint32_t op) {
-    Key key{static_cast<int>(r.kind), static_cast<int>(r.space), r.base0, r.base1, r.bytes, r.id};
-    auto [it, inserted] = index.try_emplace(key, to.size());
-    if (inserted) {
+    const Key key = key_of(r);
+    size_t at = to.size();
+    if (to.size() <= kLinear) {
+      for (size_t idx = 0; idx < to.size(); ++idx)
+        if (key_of(to[idx].ref) == key) at = idx;
+    } else {
+      if (index.empty())
+        for (size_t idx = 0; idx < to.size(); ++idx) index.emplace(key_of(to[idx].ref), idx);
+      at = index.try_emplace(key, to.size()).first->second;
+    }
+    if (at == to.size()) {
       to.push_back({r, op, false});
-    } else if (to[it->second].op != op) {
-      to[it->second].several = true;
+    } else if (to[at].op != op) {
+      to[at].several = true;
     }
   }
   std::vector<Entry> reads_, writes_;
@@ -214,20 +249,26 @@ std::string event_label(const SyncInfo &s) {
 }
 
 bool events_match(const SyncInfo &a, const SyncInfo &b) {
-  auto values = [](const SyncInfo &s) -> std::optional<std::vector<int64_t>> {
-    if (s.event) return std::vector<int64_t>{*s.event};
-    if (!s.event_values.empty()) return s.event_values;
-    return std::nullopt;  // unresolved dynamic: matches anything
+  // The static event, else the values a dynamic one takes; none: unresolved, matches anything.
+  auto values = [](const SyncInfo &s) -> std::pair<const int64_t *, const int64_t *> {
+    if (s.event) return {&*s.event, &*s.event + 1};
+    return {s.event_values.data(), s.event_values.data() + s.event_values.size()};
   };
-  auto va = values(a), vb = values(b);
-  if (!va || !vb) return true;
-  for (int64_t x : *va)
-    if (std::find(vb->begin(), vb->end(), x) != vb->end()) return true;
+  const auto [a_begin, a_end] = values(a);
+  const auto [b_begin, b_end] = values(b);
+  if (a_begin == a_end || b_begin == b_end) return true;
+  for (const int64_t *x = a_begin; x != a_end; ++x)
+    if (std::find(b_begin, b_end, *x) != b_end) return true;
   return false;
 }
 
-void analyze_function(Program &prog, const FunctionView &view) {
-  Walker walk(prog, view);
+/// The same pipes and a matching event: a set (or wait) that ends a walk from another.
+bool same_flag(const Brief &b, OpClass cls, const SyncInfo &s) {
+  return b.cls == cls && b.sync != nullptr && b.sync->from == s.from && b.sync->to == s.to && events_match(*b.sync, s);
+}
+
+void analyze_function(Program &prog, const FunctionView &view, const std::vector<Brief> &brief) {
+  Walker walk(view);
   const FunctionRecord &fn = prog.functions[view.function];
   // --- set_flag / wait_flag handoffs, grouped by (producer pipe, consumer pipe, event).
   std::map<std::string, size_t> groups;
@@ -288,12 +329,8 @@ void analyze_function(Program &prog, const FunctionView &view) {
     const SyncInfo &wi = *prog.ops[w].sync;
     size_t seen = 0;
     walk.forward(w, [&](uint32_t r) {
-      const OpRecord &op = prog.ops[r];
-      if (r == w) return false;
-      if (op.cls == OpClass::WaitFlag && op.sync && op.sync->from == wi.from && op.sync->to == wi.to &&
-          events_match(*op.sync, wi))
-        return false;
-      if (is_work(op) && on_pipe(op, wi.to)) {
+      if (r == w || same_flag(brief[r], OpClass::WaitFlag, wi)) return false;
+      if (brief[r].work_on(wi.to)) {
         it->second.push_back(r);
         if (++seen >= kScanCap) return false;
       }
@@ -318,11 +355,8 @@ void analyze_function(Program &prog, const FunctionView &view) {
       const SyncInfo &si = *prog.ops[s].sync;
       size_t seen = 0;
       walk.back(s, [&](uint32_t r) {
-        const OpRecord &op = prog.ops[r];
-        if (op.cls == OpClass::SetFlag && op.sync && op.sync->from == si.from && op.sync->to == si.to &&
-            events_match(*op.sync, si))
-          return false;
-        if (is_work(op) && on_pipe(op, si.from)) {
+        if (same_flag(brief[r], OpClass::SetFlag, si)) return false;
+        if (brief[r].work_on(si.from)) {
           producers.add(r);
           if (++seen >= kScanCap) return false;
         }
@@ -384,7 +418,7 @@ void analyze_function(Program &prog, const FunctionView &view) {
     const Pipe x = b.pipe;
     std::optional<uint32_t> stopped_at;
     walk.back(r, [&](uint32_t q) {
-      const OpRecord &o = prog.ops[q];
+      const Brief &o = brief[q];
       if (q == r) return false;
       if (o.cls == OpClass::PipeBarrier && o.sync && (o.sync->from == x || o.sync->from == Pipe::ALL ||
                                                       (x == Pipe::ALL && o.sync->from == Pipe::ALL))) {
@@ -393,16 +427,16 @@ void analyze_function(Program &prog, const FunctionView &view) {
           return false;
         }
       }
-      if (is_work(o) && on_pipe(o, x)) b.before_ops.push_back(q);
+      if (o.work_on(x)) b.before_ops.push_back(q);
       return b.before_ops.size() < kScanCap;
     });
     walk.forward(r, [&](uint32_t q) {
-      const OpRecord &o = prog.ops[q];
+      const Brief &o = brief[q];
       if (q == r) return false;
       if (o.cls == OpClass::PipeBarrier && o.sync &&
           (x == Pipe::ALL ? o.sync->from == Pipe::ALL : (o.sync->from == x || o.sync->from == Pipe::ALL)))
         return false;
-      if (is_work(o) && on_pipe(o, x)) b.after_ops.push_back(q);
+      if (o.work_on(x)) b.after_ops.push_back(q);
       return b.after_ops.size() < kScanCap;
     });
     const std::string pipe = std::string("PIPE_") + pipe_name(x);
@@ -433,7 +467,8 @@ void analyze_function(Program &prog, const FunctionView &view) {
   }
 }
 
-void analyze_cross_core(Program &prog, const std::vector<FunctionView> &views, const std::vector<size_t> &group) {
+void analyze_cross_core(Program &prog, const std::vector<FunctionView> &views, const std::vector<size_t> &group,
+                        const std::vector<Brief> &brief) {
   struct SyncPoint {
     uint32_t op;
     size_t view;
@@ -501,15 +536,15 @@ void analyze_cross_core(Program &prog, const std::vector<FunctionView> &views, c
       const OpRecord &so = prog.ops[s.op];
       if (flag_of(s.op) != e.flag || so.core != e.producer_core) continue;
       set_ops.push_back(s.op);
-      Walker walk(prog, views[s.view]);
+      Walker walk(views[s.view]);
       size_t seen = 0;
+      const bool any_pipe = e.producer_pipe == Pipe::S || e.producer_pipe == Pipe::ALL;
       walk.back(s.op, [&](uint32_t r) {
-        const OpRecord &op = prog.ops[r];
+        const Brief &op = brief[r];
         if (r == s.op) return false;
-        if (op.cls == OpClass::SyncBlockSet && op.sync && flag_of(r) == e.flag) return false;
-        const bool any_pipe = e.producer_pipe == Pipe::S || e.producer_pipe == Pipe::ALL;
+        if (op.cls == OpClass::SyncBlockSet && op.sync && op.sync->event.value_or(-1) == e.flag) return false;
         if (any_pipe && op.cls == OpClass::PipeBarrier && op.sync && op.sync->from == Pipe::ALL && seen > 0) return false;
-        if (is_work(op) && (any_pipe || on_pipe(op, e.producer_pipe))) {
+        if (op.work_on(any_pipe ? Pipe::ALL : e.producer_pipe)) {
           producers.add(r);
           if (++seen >= 8) return false;
         }
@@ -520,13 +555,13 @@ void analyze_cross_core(Program &prog, const std::vector<FunctionView> &views, c
       const OpRecord &wo = prog.ops[w.op];
       if (flag_of(w.op) != e.flag || wo.core != e.consumer_core) continue;
       wait_ops.push_back(w.op);
-      Walker walk(prog, views[w.view]);
+      Walker walk(views[w.view]);
       size_t seen = 0;
       walk.forward(w.op, [&](uint32_t r) {
-        const OpRecord &op = prog.ops[r];
+        const Brief &op = brief[r];
         if (r == w.op) return false;
-        if (op.cls == OpClass::SyncBlockWait && op.sync && flag_of(r) == e.flag) return false;
-        if (is_work(op)) {
+        if (op.cls == OpClass::SyncBlockWait && op.sync && op.sync->event.value_or(-1) == e.flag) return false;
+        if (op.work) {
           consumers.add(r);
           if (++seen >= 8) return false;
         }
@@ -772,7 +807,8 @@ void trace_components(Program &prog, const std::set<uint32_t> &functions, size_t
 }  // namespace
 
 void analyze_sync(Program &program, const std::vector<FunctionView> &views) {
-  for (const FunctionView &view : views) analyze_function(program, view);
+  const std::vector<Brief> brief = briefs_of(program);
+  for (const FunctionView &view : views) analyze_function(program, view, brief);
   // Kernels: the _mix_aic and _mix_aiv parts of one mix kernel (consecutive, same base name) sync with
   // each other; every other function stands alone.
   auto base = [](const std::string &name) {
@@ -788,7 +824,7 @@ void analyze_sync(Program &program, const std::vector<FunctionView> &views) {
       if (!g.mix_part.empty() && g.mix_part != f.mix_part && base(g.name) == base(f.name)) group.push_back(vi + 1);
     }
     const size_t first_cross = program.cross_core.size();
-    analyze_cross_core(program, views, group);
+    analyze_cross_core(program, views, group, brief);
     std::set<uint32_t> functions;
     for (size_t idx : group) functions.insert(views[idx].function);
     trace_components(program, functions, first_cross);
