@@ -39,6 +39,14 @@ double peak_rss_mib() {
   return static_cast<double>(u.ru_maxrss) / 1024.0;  // KiB on Linux
 }
 
+/// The current resident set (VmRSS) in MiB, 0 when /proc is not there.
+double rss_mib() {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("VmRSS:", 0) == 0) return std::strtod(line.c_str() + 6, nullptr) / 1024.0;
+  return 0;
+}
+
 int usage() {
   std::cerr << "usage: perfbound_hivm_extract FILE [--grid A,B,...] [--single-function MIB] [--concat N] [--out PATH]\n";
   return 2;
@@ -89,6 +97,8 @@ int main(int argc, char **argv) {
   std::string doc;
   try {
     pb::hivm::Program program = pb::hivm::analyze_text(text, options);
+    std::fprintf(stderr, "after the analysis: RSS %.1f MiB, peak %.1f MiB, %zu op records\n", rss_mib(), peak_rss_mib(),
+                 program.ops.size());
     doc = pb::hivm::to_json_text(program, {path, text.size()}, options);
   } catch (const pb::hivm::SourceError &e) {
     std::cerr << path << ":" << e.line() << ":" << e.col() << ": " << e.what() << "\n";
