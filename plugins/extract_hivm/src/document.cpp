@@ -5,6 +5,9 @@
 #include "json_writer.hpp"
 
 #include <cmath>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -635,6 +638,12 @@ void write_ids(JsonWriter &w, const char *key, const std::vector<uint32_t> &ids)
 }  // namespace
 
 std::string to_json_text(const Program &prog, const SourceInfo &source, const AnalysisOptions &options) {
+#if defined(__GLIBC__)
+  // The syntax tree of a large function was freed in small pieces between the
+  // op records, where the allocator keeps it: hand those pages back before the
+  // document (~9x the dump) is written, so the two do not add up.
+  malloc_trim(0);
+#endif
   JsonWriter w(prog.ops.size() * 900 + 65536);
   w.begin_object();
   w.field("schema", kProgramSchema);

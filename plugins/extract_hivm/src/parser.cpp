@@ -207,6 +207,7 @@ class Parser {
       op.end_line = tok.line;
       op.tokens.push_back(tok);
     }
+    op.tokens.shrink_to_fit();
     return op;
   }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -22,9 +23,30 @@ bool is_work(const OpRecord &r) {
   return work && !r.pipes.empty();
 }
 
-bool on_pipe(const OpRecord &r, Pipe p) {
-  if (p == Pipe::ALL) return true;
-  return std::find(r.pipes.begin(), r.pipes.end(), p) != r.pipes.end();
+/// What the walks below read of an op record, 16 bytes instead of the record's
+/// ~1.5 KB: a walk over a large function then stays in cache.
+struct Brief {
+  const SyncInfo *sync = nullptr;
+  OpClass cls = OpClass::Unknown;
+  bool work = false;   // is_work()
+  uint16_t pipes = 0;  // bit per pipe the op runs on
+
+  [[nodiscard]] bool work_on(Pipe p) const {  // work on pipe p (any pipe for ALL)
+    return work && (p == Pipe::ALL || (pipes & (1u << static_cast<unsigned>(p))) != 0);
+  }
+};
+
+std::vector<Brief> briefs_of(const Program &prog) {
+  std::vector<Brief> out(prog.ops.size());
+  for (size_t idx = 0; idx < prog.ops.size(); ++idx) {
+    const OpRecord &r = prog.ops[idx];
+    Brief &b = out[idx];
+    b.sync = r.sync.get();
+    b.cls = r.cls;
+    b.work = is_work(r);
+    for (Pipe p : r.pipes) b.pipes |= static_cast<uint16_t>(1u << static_cast<unsigned>(p));
+  }
+  return out;
 }
 
 Count sum_counts(const std::vector<uint32_t> &ops, const Program &prog) {
@@ -46,7 +68,7 @@ Count sum_counts(const std::vector<uint32_t> &ops, const Program &prog) {
 /// Program-order walks over one function, wrapping once around the innermost loop.
 class Walker {
  public:
-  Walker(const Program &prog, const FunctionView &view) : prog_(prog), view_(view) {}
+  explicit Walker(const FunctionView &view) : view_(view) {}
 
   const FunctionView::LoopSpan *loop_of(uint32_t r) const {
     int32_t L = view_.innermost_loop[r - view_.first_op];
@@ -54,7 +76,8 @@ class Walker {
   }
 
   /// Visits records before `start` (nearest first). `fn` returns false to stop.
-  void back(uint32_t start, const std::function<bool(uint32_t)> &fn) const {
+  template <typename Fn>
+  void back(uint32_t start, Fn &&fn) const {
     const FunctionView::LoopSpan *loop = loop_of(start);
     if (loop != nullptr) {
       for (uint32_t r = start; r-- > loop->body_begin;)
@@ -70,7 +93,8 @@ class Walker {
   }
 
   /// Visits records after `start` (nearest first).
-  void forward(uint32_t start, const std::function<bool(uint32_t)> &fn) const {
+  template <typename Fn>
+  void forward(uint32_t start, Fn &&fn) const {
     const FunctionView::LoopSpan *loop = loop_of(start);
     if (loop != nullptr) {
       for (uint32_t r = start + 1; r < loop->body_end; ++r)
@@ -86,7 +110,6 @@ class Walker {
   }
 
  private:
-  const Program &prog_;
   const FunctionView &view_;
 };
 
@@ -117,17 +140,42 @@ class BufferSide {
 
  private:
   using Key = std::tuple<int, int, int64_t, int64_t, int64_t, uint32_t>;
-  static void add(std::vector<Entry> &to, std::map<Key, size_t> &index, const BufferRef &r, uint32_t op) {
-    Key key{static_cast<int>(r.kind), static_cast<int>(r.space), r.base0, r.base1, r.bytes, r.id};
-    auto [it, inserted] = index.try_emplace(key, to.size());
-    if (inserted) {
+  struct KeyHash {
+    size_t operator()(const Key &k) const {
+      size_t h = std::hash<int64_t>()(std::get<2>(k));
+      auto mix = [&h](uint64_t v) { h ^= std::hash<uint64_t>()(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+      mix(static_cast<uint64_t>(std::get<0>(k)) << 8 | static_cast<uint64_t>(std::get<1>(k)));
+      mix(static_cast<uint64_t>(std::get<3>(k)));
+      mix(static_cast<uint64_t>(std::get<4>(k)));
+      mix(std::get<5>(k));
+      return h;
+    }
+  };
+  using Index = std::unordered_map<Key, size_t, KeyHash>;
+  static Key key_of(const BufferRef &r) {
+    return {static_cast<int>(r.kind), static_cast<int>(r.space), r.base0, r.base1, r.bytes, r.id};
+  }
+  // Most sides touch a handful of buffers: searched in place; hashed once they are many.
+  static constexpr size_t kLinear = 16;
+  static void add(std::vector<Entry> &to, Index &index, const BufferRef &r, uint32_t op) {
+    const Key key = key_of(r);
+    size_t at = to.size();
+    if (to.size() <= kLinear) {
+      for (size_t idx = 0; idx < to.size(); ++idx)
+        if (key_of(to[idx].ref) == key) at = idx;
+    } else {
+      if (index.empty())
+        for (size_t idx = 0; idx < to.size(); ++idx) index.emplace(key_of(to[idx].ref), idx);
+      at = index.try_emplace(key, to.size()).first->second;
+    }
+    if (at == to.size()) {
       to.push_back({r, op, false});
-    } else if (to[it->second].op != op) {
-      to[it->second].several = true;
+    } else if (to[at].op != op) {
+      to[at].several = true;
     }
   }
   std::vector<Entry> reads_, writes_;
-  std::map<Key, size_t> read_index_, write_index_;
+  Index read_index_, write_index_;
 };
 
 Dependence dependences(const BufferSide &before, const BufferSide &after) {
@@ -157,8 +205,11 @@ Dependence dependences(const Program &prog, const std::vector<uint32_t> &before,
 }
 
 std::string lines_of(const Program &prog, const std::vector<uint32_t> &ops, size_t max = 6) {
-  std::set<uint32_t> lines;
-  for (uint32_t id : ops) lines.insert(prog.ops[id].line);
+  std::vector<uint32_t> lines;
+  lines.reserve(ops.size());
+  for (uint32_t id : ops) lines.push_back(prog.ops[id].line);
+  std::sort(lines.begin(), lines.end());
+  lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
   std::string out;
   size_t n = 0;
   for (uint32_t l : lines) {
@@ -171,11 +222,8 @@ std::string lines_of(const Program &prog, const std::vector<uint32_t> &ops, size
   return out;
 }
 
-void append_unique(std::vector<uint32_t> &to, uint32_t v) {
-  if (std::find(to.begin(), to.end(), v) == to.end()) to.push_back(v);
-}
-
-/// append_unique for lists that grow with the function (ops of a sync group).
+/// Appends ids to a list once each, in order of first appearance, with a
+/// hashed index (the lists of a sync group grow with the function).
 class UniqueList {
  public:
   explicit UniqueList(std::vector<uint32_t> &to) : to_(to), seen_(to.begin(), to.end()) {}
@@ -201,20 +249,26 @@ std::string event_label(const SyncInfo &s) {
 }
 
 bool events_match(const SyncInfo &a, const SyncInfo &b) {
-  auto values = [](const SyncInfo &s) -> std::optional<std::vector<int64_t>> {
-    if (s.event) return std::vector<int64_t>{*s.event};
-    if (!s.event_values.empty()) return s.event_values;
-    return std::nullopt;  // unresolved dynamic: matches anything
+  // The static event, else the values a dynamic one takes; none: unresolved, matches anything.
+  auto values = [](const SyncInfo &s) -> std::pair<const int64_t *, const int64_t *> {
+    if (s.event) return {&*s.event, &*s.event + 1};
+    return {s.event_values.data(), s.event_values.data() + s.event_values.size()};
   };
-  auto va = values(a), vb = values(b);
-  if (!va || !vb) return true;
-  for (int64_t x : *va)
-    if (std::find(vb->begin(), vb->end(), x) != vb->end()) return true;
+  const auto [a_begin, a_end] = values(a);
+  const auto [b_begin, b_end] = values(b);
+  if (a_begin == a_end || b_begin == b_end) return true;
+  for (const int64_t *x = a_begin; x != a_end; ++x)
+    if (std::find(b_begin, b_end, *x) != b_end) return true;
   return false;
 }
 
-void analyze_function(Program &prog, const FunctionView &view) {
-  Walker walk(prog, view);
+/// The same pipes and a matching event: a set (or wait) that ends a walk from another.
+bool same_flag(const Brief &b, OpClass cls, const SyncInfo &s) {
+  return b.cls == cls && b.sync != nullptr && b.sync->from == s.from && b.sync->to == s.to && events_match(*b.sync, s);
+}
+
+void analyze_function(Program &prog, const FunctionView &view, const std::vector<Brief> &brief) {
+  Walker walk(view);
   const FunctionRecord &fn = prog.functions[view.function];
   // --- set_flag / wait_flag handoffs, grouped by (producer pipe, consumer pipe, event).
   std::map<std::string, size_t> groups;
@@ -246,12 +300,16 @@ void analyze_function(Program &prog, const FunctionView &view) {
     e.set_lines.push_back(op.line);
   }
   // Waits join every group they can match; a wait matching none gets its own group.
+  // Only the groups of the wait's own pipes can match (every group so far has a set).
+  std::map<std::pair<Pipe, Pipe>, std::vector<size_t>> groups_of_pipes;
+  for (const auto &[key, idx] : groups)
+    groups_of_pipes[{prog.handoffs[idx].producer, prog.handoffs[idx].consumer}].push_back(idx);
   for (uint32_t w : waits) {
     const OpRecord &op = prog.ops[w];
     bool matched = false;
-    for (auto &[key, idx] : groups) {
+    auto same_pipes = groups_of_pipes.find({op.sync->from, op.sync->to});
+    if (same_pipes != groups_of_pipes.end()) for (size_t idx : same_pipes->second) {
       HandoffEdge &e = prog.handoffs[idx];
-      if (e.producer != op.sync->from || e.consumer != op.sync->to || e.set_ops.empty()) continue;
       if (!events_match(*prog.ops[e.set_ops[0]].sync, *op.sync)) continue;
       e.wait_ops.push_back(w);
       e.wait_lines.push_back(op.line);
@@ -271,12 +329,8 @@ void analyze_function(Program &prog, const FunctionView &view) {
     const SyncInfo &wi = *prog.ops[w].sync;
     size_t seen = 0;
     walk.forward(w, [&](uint32_t r) {
-      const OpRecord &op = prog.ops[r];
-      if (r == w) return false;
-      if (op.cls == OpClass::WaitFlag && op.sync && op.sync->from == wi.from && op.sync->to == wi.to &&
-          events_match(*op.sync, wi))
-        return false;
-      if (is_work(op) && on_pipe(op, wi.to)) {
+      if (r == w || same_flag(brief[r], OpClass::WaitFlag, wi)) return false;
+      if (brief[r].work_on(wi.to)) {
         it->second.push_back(r);
         if (++seen >= kScanCap) return false;
       }
@@ -284,28 +338,46 @@ void analyze_function(Program &prog, const FunctionView &view) {
     });
     return it->second;
   };
+  // Groups with the same waits (every set whose event the analysis cannot
+  // pin to one id matches every wait of its pipes) have the same consumer
+  // side: computed once per distinct list of waits, not once per group.
+  struct ConsumerSide {
+    std::vector<uint32_t> ops;
+    Count waits;
+    std::optional<BufferSide> buffers;  // when a group needs the dependences
+    std::string lines;                  // lines_of(ops), when a group needs it
+  };
+  std::map<std::vector<uint32_t>, ConsumerSide> consumer_sides;
   for (auto &[key, idx] : groups) {
     HandoffEdge &e = prog.handoffs[idx];
-    UniqueList producers(e.producer_ops), consumers(e.consumer_ops);
+    UniqueList producers(e.producer_ops);
     for (uint32_t s : e.set_ops) {
       const SyncInfo &si = *prog.ops[s].sync;
       size_t seen = 0;
       walk.back(s, [&](uint32_t r) {
-        const OpRecord &op = prog.ops[r];
-        if (op.cls == OpClass::SetFlag && op.sync && op.sync->from == si.from && op.sync->to == si.to &&
-            events_match(*op.sync, si))
-          return false;
-        if (is_work(op) && on_pipe(op, si.from)) {
+        if (same_flag(brief[r], OpClass::SetFlag, si)) return false;
+        if (brief[r].work_on(si.from)) {
           producers.add(r);
           if (++seen >= kScanCap) return false;
         }
         return true;
       });
     }
-    for (uint32_t w : e.wait_ops)
-      for (uint32_t r : consumers_of(w)) consumers.add(r);
+    auto [side_it, new_side] = consumer_sides.try_emplace(e.wait_ops);
+    ConsumerSide &side = side_it->second;
+    if (new_side) {
+      UniqueList consumers(side.ops);
+      for (uint32_t w : e.wait_ops)
+        for (uint32_t r : consumers_of(w)) consumers.add(r);
+      side.waits = sum_counts(e.wait_ops, prog);
+    }
+    e.consumer_ops = side.ops;
     e.sets = sum_counts(e.set_ops, prog);
-    e.waits = sum_counts(e.wait_ops, prog);
+    e.waits = side.waits;
+    auto consumer_lines = [&]() -> const std::string & {
+      if (side.lines.empty()) side.lines = lines_of(prog, side.ops);
+      return side.lines;
+    };
     const std::string p = std::string("PIPE_") + pipe_name(e.producer), q = std::string("PIPE_") + pipe_name(e.consumer);
     if (e.set_ops.empty()) {
       e.kind = "unmatched";
@@ -318,16 +390,17 @@ void analyze_function(Program &prog, const FunctionView &view) {
       e.reason = e.wait_ops.empty() ? "set_flag with no wait_flag of the same pipes and event in this function"
                                     : "no " + q + " work follows the wait_flag: it drains an outstanding flag";
     } else {
-      Dependence d = dependences(prog, e.producer_ops, e.consumer_ops);
+      if (!side.buffers) side.buffers.emplace(prog, side.ops);
+      Dependence d = dependences(BufferSide(prog, e.producer_ops), *side.buffers);
       e.dependences = d.kinds;
       if (!d.kinds.empty()) {
         e.kind = "mandatory";
         e.reason = "the " + p + " work before the set (lines " + lines_of(prog, e.producer_ops) + ") and the " + q +
-                   " work after the wait (lines " + lines_of(prog, e.consumer_ops) + ") share a buffer";
+                   " work after the wait (lines " + consumer_lines() + ") share a buffer";
       } else {
         e.kind = "avoidable";
         e.reason = "the " + p + " work before the set (lines " + lines_of(prog, e.producer_ops) + ") and the " + q +
-                   " work after the wait (lines " + lines_of(prog, e.consumer_ops) + ") share no buffer";
+                   " work after the wait (lines " + consumer_lines() + ") share no buffer";
       }
     }
   }
@@ -345,7 +418,7 @@ void analyze_function(Program &prog, const FunctionView &view) {
     const Pipe x = b.pipe;
     std::optional<uint32_t> stopped_at;
     walk.back(r, [&](uint32_t q) {
-      const OpRecord &o = prog.ops[q];
+      const Brief &o = brief[q];
       if (q == r) return false;
       if (o.cls == OpClass::PipeBarrier && o.sync && (o.sync->from == x || o.sync->from == Pipe::ALL ||
                                                       (x == Pipe::ALL && o.sync->from == Pipe::ALL))) {
@@ -354,16 +427,16 @@ void analyze_function(Program &prog, const FunctionView &view) {
           return false;
         }
       }
-      if (is_work(o) && on_pipe(o, x)) b.before_ops.push_back(q);
+      if (o.work_on(x)) b.before_ops.push_back(q);
       return b.before_ops.size() < kScanCap;
     });
     walk.forward(r, [&](uint32_t q) {
-      const OpRecord &o = prog.ops[q];
+      const Brief &o = brief[q];
       if (q == r) return false;
       if (o.cls == OpClass::PipeBarrier && o.sync &&
           (x == Pipe::ALL ? o.sync->from == Pipe::ALL : (o.sync->from == x || o.sync->from == Pipe::ALL)))
         return false;
-      if (is_work(o) && on_pipe(o, x)) b.after_ops.push_back(q);
+      if (o.work_on(x)) b.after_ops.push_back(q);
       return b.after_ops.size() < kScanCap;
     });
     const std::string pipe = std::string("PIPE_") + pipe_name(x);
@@ -394,7 +467,8 @@ void analyze_function(Program &prog, const FunctionView &view) {
   }
 }
 
-void analyze_cross_core(Program &prog, const std::vector<FunctionView> &views, const std::vector<size_t> &group) {
+void analyze_cross_core(Program &prog, const std::vector<FunctionView> &views, const std::vector<size_t> &group,
+                        const std::vector<Brief> &brief) {
   struct SyncPoint {
     uint32_t op;
     size_t view;
@@ -462,15 +536,15 @@ void analyze_cross_core(Program &prog, const std::vector<FunctionView> &views, c
       const OpRecord &so = prog.ops[s.op];
       if (flag_of(s.op) != e.flag || so.core != e.producer_core) continue;
       set_ops.push_back(s.op);
-      Walker walk(prog, views[s.view]);
+      Walker walk(views[s.view]);
       size_t seen = 0;
+      const bool any_pipe = e.producer_pipe == Pipe::S || e.producer_pipe == Pipe::ALL;
       walk.back(s.op, [&](uint32_t r) {
-        const OpRecord &op = prog.ops[r];
+        const Brief &op = brief[r];
         if (r == s.op) return false;
-        if (op.cls == OpClass::SyncBlockSet && op.sync && flag_of(r) == e.flag) return false;
-        const bool any_pipe = e.producer_pipe == Pipe::S || e.producer_pipe == Pipe::ALL;
+        if (op.cls == OpClass::SyncBlockSet && op.sync && op.sync->event.value_or(-1) == e.flag) return false;
         if (any_pipe && op.cls == OpClass::PipeBarrier && op.sync && op.sync->from == Pipe::ALL && seen > 0) return false;
-        if (is_work(op) && (any_pipe || on_pipe(op, e.producer_pipe))) {
+        if (op.work_on(any_pipe ? Pipe::ALL : e.producer_pipe)) {
           producers.add(r);
           if (++seen >= 8) return false;
         }
@@ -481,13 +555,13 @@ void analyze_cross_core(Program &prog, const std::vector<FunctionView> &views, c
       const OpRecord &wo = prog.ops[w.op];
       if (flag_of(w.op) != e.flag || wo.core != e.consumer_core) continue;
       wait_ops.push_back(w.op);
-      Walker walk(prog, views[w.view]);
+      Walker walk(views[w.view]);
       size_t seen = 0;
       walk.forward(w.op, [&](uint32_t r) {
-        const OpRecord &op = prog.ops[r];
+        const Brief &op = brief[r];
         if (r == w.op) return false;
-        if (op.cls == OpClass::SyncBlockWait && op.sync && flag_of(r) == e.flag) return false;
-        if (is_work(op)) {
+        if (op.cls == OpClass::SyncBlockWait && op.sync && op.sync->event.value_or(-1) == e.flag) return false;
+        if (op.work) {
           consumers.add(r);
           if (++seen >= 8) return false;
         }
@@ -552,6 +626,7 @@ void trace_components(Program &prog, const std::set<uint32_t> &functions, size_t
     Pipe ppipe = Pipe::None, cpipe = Pipe::None;
     const std::vector<uint32_t> *producers = nullptr;
     const std::vector<uint32_t> *consumers = nullptr;
+    std::vector<uint32_t> producers_sorted, consumers_sorted;  // for intersects()
     bool mandatory = false;
     bool raw = false;  // carries data (read after write): chains continue only through these
     int64_t count = 0;
@@ -604,18 +679,30 @@ void trace_components(Program &prog, const std::set<uint32_t> &functions, size_t
       if (prog.ops[id].cls != OpClass::Cube) return false;
     return true;
   };
+  auto sorted = [](const std::vector<uint32_t> &ops) {
+    std::vector<uint32_t> out(ops);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
   for (Hop &h : hops) {
     if (h.ppipe == Pipe::MTE1 && all_cube(h.producers)) h.ppipe = Pipe::M;
     if (h.cpipe == Pipe::MTE1 && all_cube(h.consumers)) h.cpipe = Pipe::M;
+    h.producers_sorted = sorted(*h.producers);
+    h.consumers_sorted = sorted(*h.consumers);
   }
-  auto intersects = [](const std::vector<uint32_t> *a, const std::vector<uint32_t> *b) {
-    for (uint32_t x : *a)
-      if (std::find(b->begin(), b->end(), x) != b->end()) return true;
+  // Whether two sorted op lists share an op: the smaller one's ops looked up in the larger.
+  auto intersects = [](const std::vector<uint32_t> &a, const std::vector<uint32_t> &b) {
+    const std::vector<uint32_t> &small = a.size() <= b.size() ? a : b;
+    const std::vector<uint32_t> &large = a.size() <= b.size() ? b : a;
+    for (uint32_t x : small)
+      if (std::binary_search(large.begin(), large.end(), x)) return true;
     return false;
   };
   struct Acc {
     std::map<size_t, int64_t> by_first_hop;  // first hop -> largest chain multiplicity
     bool exact = true;
+    // What the edge's lists already hold (they grow with every chain through it).
+    std::unordered_set<uint32_t> handoffs, cross_core_edges, lines;
   };
   std::map<std::pair<std::string, std::string>, size_t> index;
   std::vector<Acc> accs;
@@ -664,9 +751,13 @@ void trace_components(Program &prog, const std::set<uint32_t> &functions, size_t
     if (std::find(ce.vias.begin(), ce.vias.end(), via) == ce.vias.end() && ce.vias.size() < 16) ce.vias.push_back(via);
     for (size_t k : chain) {
       const Hop &h = hops[k];
-      if (h.cross) append_unique(ce.cross_core_edges, h.id);
-      else append_unique(ce.handoffs, h.id);
-      for (uint32_t l : h.lines) append_unique(ce.lines, l);
+      if (h.cross) {
+        if (acc.cross_core_edges.insert(h.id).second) ce.cross_core_edges.push_back(h.id);
+      } else if (acc.handoffs.insert(h.id).second) {
+        ce.handoffs.push_back(h.id);
+      }
+      for (uint32_t l : h.lines)
+        if (acc.lines.insert(l).second) ce.lines.push_back(l);
     }
   };
   // Follows data (RAW) through carriers until a compute pipe consumes it.
@@ -681,7 +772,7 @@ void trace_components(Program &prog, const std::set<uint32_t> &functions, size_t
       const Hop &nx = hops[k];
       if (!nx.raw || nx.pcore != cur.ccore || nx.ppipe != cur.cpipe) continue;
       if (std::find(chain.begin(), chain.end(), k) != chain.end()) continue;
-      if (!intersects(nx.producers, cur.consumers)) continue;
+      if (!intersects(nx.producers_sorted, cur.consumers_sorted)) continue;
       continued = true;
       chain.push_back(k);
       follow(chain);
@@ -696,7 +787,7 @@ void trace_components(Program &prog, const std::set<uint32_t> &functions, size_t
       int64_t fed = 0;
       for (const Hop &g : hops)
         if (g.raw && is_compute(g.ppipe) && g.ccore == h.pcore && g.cpipe == h.ppipe &&
-            intersects(g.consumers, h.producers))
+            intersects(g.consumers_sorted, h.producers_sorted))
           fed += g.count;
       if (fed > 0 && fed >= h.count) continue;
     }
@@ -716,7 +807,8 @@ void trace_components(Program &prog, const std::set<uint32_t> &functions, size_t
 }  // namespace
 
 void analyze_sync(Program &program, const std::vector<FunctionView> &views) {
-  for (const FunctionView &view : views) analyze_function(program, view);
+  const std::vector<Brief> brief = briefs_of(program);
+  for (const FunctionView &view : views) analyze_function(program, view, brief);
   // Kernels: the _mix_aic and _mix_aiv parts of one mix kernel (consecutive, same base name) sync with
   // each other; every other function stands alone.
   auto base = [](const std::string &name) {
@@ -732,7 +824,7 @@ void analyze_sync(Program &program, const std::vector<FunctionView> &views) {
       if (!g.mix_part.empty() && g.mix_part != f.mix_part && base(g.name) == base(f.name)) group.push_back(vi + 1);
     }
     const size_t first_cross = program.cross_core.size();
-    analyze_cross_core(program, views, group);
+    analyze_cross_core(program, views, group, brief);
     std::set<uint32_t> functions;
     for (size_t idx : group) functions.insert(views[idx].function);
     trace_components(program, functions, first_cross);
