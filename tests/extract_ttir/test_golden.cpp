@@ -1,7 +1,7 @@
 //===- test_golden.cpp - the TTIR front end's output, byte for byte -------===//
 //
 // A golden comparison: for every TTIR input we have, the perfbound.dsl_facts/1
-// document the plugin emits (plugin.cpp: analyse_ttir + select_kernel +
+// document the plugin emits (plugin.cpp: analyze_ttir + select_kernel +
 // build_dsl_facts, 910B3 profile, default node params) and its text and
 // Markdown renderings are serialized and hashed (64-bit FNV-1a + length);
 // the hashes must equal tests/extract_ttir/golden/manifest.txt. It guards
@@ -60,7 +60,7 @@ std::string fingerprint(const std::string &text) {
   return std::string(buf) + " " + std::to_string(text.size());
 }
 
-/// One input file: where it is read from and the origin it is analysed under.
+/// One input file: where it is read from and the origin it is analyzed under.
 struct Input {
   fs::path path;
   std::string origin;  // relative to the checkout, or "shared/..." for ../shared
@@ -134,7 +134,7 @@ std::vector<std::string> trips_hints(const json &doc) {
 
 /// Every case of one file with derived launches.
 void derived_cases(const Input &in, std::vector<Case> &out) {
-  auto module = perfbound::ttir::analyse_ttir(pbtest::read_file(in.path), in.origin);
+  auto module = perfbound::ttir::analyze_ttir(pbtest::read_file(in.path), in.origin);
   if (!module) {
     out.push_back({in.origin, "error: " + module.error().message + "\n", in.shared});
     return;
@@ -172,7 +172,7 @@ void corpus_cases(std::vector<Case> &out) {
       launch = json::parse(os.str());
     }
     launch["schema"] = "perfbound.launch/1";
-    auto module = perfbound::ttir::analyse_ttir(pbtest::read_file(path), origin);
+    auto module = perfbound::ttir::analyze_ttir(pbtest::read_file(path), origin);
     std::string text = module ? run_case(*module, launch) : "error: " + module.error().message + "\n";
     out.push_back({"corpus:" + name, text, false});
   }

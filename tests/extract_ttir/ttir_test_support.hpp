@@ -37,7 +37,7 @@ inline const json &profile_910b3() {
 
 /// Parses a file that must parse.
 inline perfbound::ttir::TtirModule parse_file(const fs::path &path) {
-  auto module = perfbound::ttir::analyse_ttir(pbtest::read_file(path), path.string());
+  auto module = perfbound::ttir::analyze_ttir(pbtest::read_file(path), path.string());
   REQUIRE_MESSAGE(static_cast<bool>(module), (module ? std::string() : module.error().message));
   return std::move(*module);
 }

@@ -230,12 +230,12 @@ std::string transcendental_in_symbol(llvm::StringRef symbol) {
 }
 
 //===----------------------------------------------------------------------===//
-// The function analyser
+// The function analyzer
 //===----------------------------------------------------------------------===//
 
-class FunctionAnalyser {
+class FunctionAnalyzer {
  public:
-  FunctionAnalyser(KernelModel &model, llvm::StringRef buffer_name, std::function<int(Operation *)> ttir_line_of)
+  FunctionAnalyzer(KernelModel &model, llvm::StringRef buffer_name, std::function<int(Operation *)> ttir_line_of)
       : model_(model), pool_(*model.pool), buffer_name_(buffer_name), ttir_line_of_(std::move(ttir_line_of)) {}
 
   void run(tt::FuncOp func);
@@ -313,17 +313,17 @@ class FunctionAnalyser {
   std::set<std::string> unresolved_seen_;
 };
 
-void FunctionAnalyser::unresolved(const std::string &what, const std::string &reason, const SourceLoc &loc,
+void FunctionAnalyzer::unresolved(const std::string &what, const std::string &reason, const SourceLoc &loc,
                                   std::string hint) {
   if (!unresolved_seen_.insert(what + "\n" + reason).second) return;
   model_.unresolved.push_back({what, reason, loc.line, loc.ttir_line, loc.python, std::move(hint)});
 }
 
-void FunctionAnalyser::not_counted(Operation *op, const std::string &reason) {
+void FunctionAnalyzer::not_counted(Operation *op, const std::string &reason) {
   model_.not_counted.push_back({op->getName().getStringRef().str(), reason, loc_of(op)});
 }
 
-VInfo FunctionAnalyser::info(Value v) {
+VInfo FunctionAnalyzer::info(Value v) {
   auto it = values_.find(v);
   if (it != values_.end()) return it->second;
   VInfo i;
@@ -334,7 +334,7 @@ VInfo FunctionAnalyser::info(Value v) {
   return i;
 }
 
-ExprId FunctionAnalyser::int_expr(Value v) {
+ExprId FunctionAnalyzer::int_expr(Value v) {
   VInfo i = info(v);
   if (i.kind == VKind::Int && i.expr != kNoExpr) return i.expr;
   int line = 0;
@@ -342,7 +342,7 @@ ExprId FunctionAnalyser::int_expr(Value v) {
   return pool_.opaque("a value computed from data (not an index expression)", line);
 }
 
-ExprId FunctionAnalyser::canonical_dims(ExprId e, Type type) {
+ExprId FunctionAnalyzer::canonical_dims(ExprId e, Type type) {
   // Size-1 dimensions have index 0: drop them so that broadcasts stay exact.
   std::vector<std::int64_t> shape = shape_of(type);
   std::uint32_t unit = 0;
@@ -355,14 +355,14 @@ ExprId FunctionAnalyser::canonical_dims(ExprId e, Type type) {
   return pool_.remap_dims(e, map);
 }
 
-void FunctionAnalyser::set_int(Value v, ExprId e) {
+void FunctionAnalyzer::set_int(Value v, ExprId e) {
   VInfo i;
   i.kind = VKind::Int;
   i.expr = canonical_dims(e, v.getType());
   set(v, i);
 }
 
-void FunctionAnalyser::set_unknown(Value v, const std::string &reason, Operation *op) {
+void FunctionAnalyzer::set_unknown(Value v, const std::string &reason, Operation *op) {
   Type type = v.getType();
   VInfo i;
   if (is_integer_like(type)) {
@@ -381,7 +381,7 @@ void FunctionAnalyser::set_unknown(Value v, const std::string &reason, Operation
 // Walk
 //===----------------------------------------------------------------------===//
 
-void FunctionAnalyser::run(tt::FuncOp func) {
+void FunctionAnalyzer::run(tt::FuncOp func) {
   model_.name = func.getSymName().str();
   model_.is_public = func.isPublic();
   model_.loc = to_source(func.getLoc(), buffer_name_);
@@ -453,7 +453,7 @@ void FunctionAnalyser::run(tt::FuncOp func) {
     liveness_block(*std::next(func.getBody().begin(), static_cast<long>(b)), {});
 }
 
-void FunctionAnalyser::walk_region_cfg(mlir::Region &region) {
+void FunctionAnalyzer::walk_region_cfg(mlir::Region &region) {
   if (region.hasOneBlock()) {
     walk_block(region.front());
     return;
@@ -499,11 +499,11 @@ void FunctionAnalyser::walk_region_cfg(mlir::Region &region) {
   cur_cond_ = outer;
 }
 
-void FunctionAnalyser::walk_block(mlir::Block &block) {
+void FunctionAnalyzer::walk_block(mlir::Block &block) {
   for (Operation &op : block) visit(&op);
 }
 
-void FunctionAnalyser::visit(Operation *op) {
+void FunctionAnalyzer::visit(Operation *op) {
   llvm::StringRef name = op->getName().getStringRef();
   if (name.starts_with("arith.")) return visit_arith(op, name);
   if (auto for_op = llvm::dyn_cast<mlir::scf::ForOp>(op)) return visit_for(for_op);
@@ -570,7 +570,7 @@ void FunctionAnalyser::visit(Operation *op) {
     return;
   if (auto call = llvm::dyn_cast<tt::CallOp>(op)) {
     unresolved("tt.call @" + call.getCallee().str(),
-               "pre-inlining TTIR: the callee's work is not counted here (analyse the inlined .ttir instead)",
+               "pre-inlining TTIR: the callee's work is not counted here (analyze the inlined .ttir instead)",
                loc_of(op));
     not_counted(op, "pre-inlining TTIR: the callee's work is not counted here");
     for (Value r : op->getResults()) set_unknown(r, "the result of tt.call @" + call.getCallee().str(), op);
@@ -597,7 +597,7 @@ void FunctionAnalyser::visit(Operation *op) {
       for (mlir::BlockArgument arg : block.getArguments()) set_unknown(arg, "a region argument of " + name.str(), op);
 }
 
-void FunctionAnalyser::visit_arith(Operation *op, llvm::StringRef name) {
+void FunctionAnalyzer::visit_arith(Operation *op, llvm::StringRef name) {
   llvm::StringRef fn = name.drop_front(6);
   if (auto cst = llvm::dyn_cast<mlir::arith::ConstantOp>(op)) {
     mlir::Attribute value = cst.getValue();
@@ -679,7 +679,7 @@ void FunctionAnalyser::visit_arith(Operation *op, llvm::StringRef name) {
   for (Value r : op->getResults()) set_unknown(r, "a value computed by " + name.str(), op);
 }
 
-void FunctionAnalyser::visit_shape(Operation *op, llvm::StringRef name) {
+void FunctionAnalyzer::visit_shape(Operation *op, llvm::StringRef name) {
   Value result = op->getResult(0);
   Type type = result.getType();
   if (auto range_op = llvm::dyn_cast<tt::MakeTensorPtrOp>(op)) {
@@ -803,7 +803,7 @@ void FunctionAnalyser::visit_shape(Operation *op, llvm::StringRef name) {
   return set_int(result, e);
 }
 
-VInfo FunctionAnalyser::add_block_ptr(BlockPtrInfo b) {
+VInfo FunctionAnalyzer::add_block_ptr(BlockPtrInfo b) {
   VInfo v;
   v.kind = VKind::BlockPtr;
   v.index = static_cast<int>(block_ptrs_.size());
@@ -811,7 +811,7 @@ VInfo FunctionAnalyser::add_block_ptr(BlockPtrInfo b) {
   return v;
 }
 
-VInfo FunctionAnalyser::add_desc(DescInfo d) {
+VInfo FunctionAnalyzer::add_desc(DescInfo d) {
   VInfo v;
   v.kind = VKind::Desc;
   v.index = static_cast<int>(descs_.size());
@@ -819,7 +819,7 @@ VInfo FunctionAnalyser::add_desc(DescInfo d) {
   return v;
 }
 
-std::pair<int, ExprId> FunctionAnalyser::base_of(Value ptr, Operation *op) {
+std::pair<int, ExprId> FunctionAnalyzer::base_of(Value ptr, Operation *op) {
   VInfo base = info(ptr);
   if (base.kind == VKind::Ptr) return {base.base, base.expr};
   return {-1, pool_.opaque("unknown base pointer", line_of(op))};
@@ -829,7 +829,7 @@ std::pair<int, ExprId> FunctionAnalyser::base_of(Value ptr, Operation *op) {
 // Loops and conditionals
 //===----------------------------------------------------------------------===//
 
-void FunctionAnalyser::visit_for(mlir::scf::ForOp op) {
+void FunctionAnalyzer::visit_for(mlir::scf::ForOp op) {
   Loop loop;
   loop.id = static_cast<int>(model_.loops.size());
   loop.parent = cur_loop_;
@@ -973,7 +973,7 @@ void FunctionAnalyser::visit_for(mlir::scf::ForOp op) {
   }
 }
 
-void FunctionAnalyser::visit_if(mlir::scf::IfOp op) {
+void FunctionAnalyzer::visit_if(mlir::scf::IfOp op) {
   ExprId c = int_expr(op.getCondition());
   ExprId outer = cur_cond_;
   cur_cond_ = pool_.logical_and(outer, c);
@@ -1005,7 +1005,7 @@ void FunctionAnalyser::visit_if(mlir::scf::IfOp op) {
   }
 }
 
-FunctionAnalyser::WhileTrip FunctionAnalyser::while_trip(mlir::scf::WhileOp op) {
+FunctionAnalyzer::WhileTrip FunctionAnalyzer::while_trip(mlir::scf::WhileOp op) {
   WhileTrip out;
   mlir::Block &before = op.getBefore().front();
   mlir::Block &after = op.getAfter().front();
@@ -1137,7 +1137,7 @@ FunctionAnalyser::WhileTrip FunctionAnalyser::while_trip(mlir::scf::WhileOp op) 
   return out;
 }
 
-void FunctionAnalyser::visit_while(mlir::scf::WhileOp op) {
+void FunctionAnalyzer::visit_while(mlir::scf::WhileOp op) {
   // Two loop records: the before region (the condition) runs once more than
   // the after region (the body).
   SourceLoc where = loc_of(op);
@@ -1202,7 +1202,7 @@ void FunctionAnalyser::visit_while(mlir::scf::WhileOp op) {
 // Memory accesses
 //===----------------------------------------------------------------------===//
 
-Access &FunctionAnalyser::add_access(Operation *op, AccessKind kind, const VInfo &ptr, Type ptr_type) {
+Access &FunctionAnalyzer::add_access(Operation *op, AccessKind kind, const VInfo &ptr, Type ptr_type) {
   Access a;
   a.id = static_cast<int>(model_.accesses.size());
   a.kind = kind;
@@ -1226,7 +1226,7 @@ Access &FunctionAnalyser::add_access(Operation *op, AccessKind kind, const VInfo
   return model_.accesses.back();
 }
 
-void FunctionAnalyser::access_from_block_ptr(Access &access, const BlockPtrInfo &block,
+void FunctionAnalyzer::access_from_block_ptr(Access &access, const BlockPtrInfo &block,
                                              const std::vector<std::int32_t> &checked) {
   access.block_pointer = true;
   access.arg = block.base;
@@ -1251,7 +1251,7 @@ void FunctionAnalyser::access_from_block_ptr(Access &access, const BlockPtrInfo 
   }
 }
 
-void FunctionAnalyser::visit_memory(Operation *op) {
+void FunctionAnalyzer::visit_memory(Operation *op) {
   if (auto load = llvm::dyn_cast<tt::LoadOp>(op)) {
     VInfo ptr = info(load.getPtr());
     Access &a = add_access(op, AccessKind::Load, ptr, load.getPtr().getType());
@@ -1311,7 +1311,7 @@ void FunctionAnalyser::visit_memory(Operation *op) {
   }
 }
 
-void FunctionAnalyser::visit_descriptor(Operation *op) {
+void FunctionAnalyzer::visit_descriptor(Operation *op) {
   Value desc_value = op->getOperand(0);
   VInfo d = info(desc_value);
   auto kind = AccessKind::DescLoad;
@@ -1392,7 +1392,7 @@ void FunctionAnalyser::visit_descriptor(Operation *op) {
 // Compute
 //===----------------------------------------------------------------------===//
 
-void FunctionAnalyser::add_compute(Operation *op, OpClass cls, const std::string &dtype, std::int64_t elements,
+void FunctionAnalyzer::add_compute(Operation *op, OpClass cls, const std::string &dtype, std::int64_t elements,
                                    double flop, std::string detail) {
   ComputeOp c;
   c.op = op->getName().getStringRef().str();
@@ -1407,7 +1407,7 @@ void FunctionAnalyser::add_compute(Operation *op, OpClass cls, const std::string
   model_.ops.push_back(std::move(c));
 }
 
-void FunctionAnalyser::classify_elementwise(Operation *op, bool transcendental, std::string detail) {
+void FunctionAnalyzer::classify_elementwise(Operation *op, bool transcendental, std::string detail) {
   if (op->getNumResults() == 0) return;
   Value r = op->getResult(0);
   Type t = r.getType();
@@ -1431,7 +1431,7 @@ void FunctionAnalyser::classify_elementwise(Operation *op, bool transcendental, 
               std::move(detail));
 }
 
-void FunctionAnalyser::visit_dot(Operation *op) {
+void FunctionAnalyzer::visit_dot(Operation *op) {
   model_.has_dot = true;
   Value a = op->getOperand(0);
   Value b = op->getOperand(1);
@@ -1478,7 +1478,7 @@ void FunctionAnalyser::visit_dot(Operation *op) {
   set(d, VInfo{});
 }
 
-void FunctionAnalyser::visit_reduce_like(Operation *op, OpClass cls) {
+void FunctionAnalyzer::visit_reduce_like(Operation *op, OpClass cls) {
   Value src = op->getOperand(0);
   int combine = 0;
   for (mlir::Region &region : op->getRegions())
@@ -1513,7 +1513,7 @@ void FunctionAnalyser::visit_reduce_like(Operation *op, OpClass cls) {
 // Address-only values, tiles, liveness
 //===----------------------------------------------------------------------===//
 
-bool FunctionAnalyser::address_only(Value v) {
+bool FunctionAnalyzer::address_only(Value v) {
   if (is_pointer_like(v.getType())) return true;
   if (!is_tensor(v.getType())) return false;
   auto it = address_only_.find(v);
@@ -1558,7 +1558,7 @@ bool FunctionAnalyser::address_only(Value v) {
   return result;
 }
 
-Buffer FunctionAnalyser::buffer_of(Value v) {
+Buffer FunctionAnalyzer::buffer_of(Value v) {
   if (!model_.has_dot) return Buffer::UB;
   Operation *def = v.getDefiningOp();
   if (def != nullptr && is_cube_op(def)) return Buffer::L0C;
@@ -1619,7 +1619,7 @@ Buffer FunctionAnalyser::buffer_of(Value v) {
   return Buffer::UB;
 }
 
-void FunctionAnalyser::collect_tiles(tt::FuncOp func) {
+void FunctionAnalyzer::collect_tiles(tt::FuncOp func) {
   auto consider = [&](Value v, Operation *def_op, const SourceLoc &loc) {
     Type t = v.getType();
     if (!is_tensor(t) || is_pointer_like(t) || address_only(v)) return;
@@ -1671,7 +1671,7 @@ void FunctionAnalyser::collect_tiles(tt::FuncOp func) {
   });
 }
 
-void FunctionAnalyser::liveness_block(mlir::Block &block, const std::vector<int> &outer) {
+void FunctionAnalyzer::liveness_block(mlir::Block &block, const std::vector<int> &outer) {
   // Position of each op; last position that uses each tile value, and
   // positions of ops whose nested regions use it.
   llvm::DenseMap<Operation *, size_t> position;
@@ -2028,24 +2028,24 @@ std::optional<std::string> too_deep(std::string_view text, const std::string &or
   return std::nullopt;
 }
 
-Expected<TtirModule> analyse_ttir_on_this_thread(std::string_view text, const std::string &origin);
+Expected<TtirModule> analyze_ttir_on_this_thread(std::string_view text, const std::string &origin);
 
 }  // namespace
 
-Expected<TtirModule> analyse_ttir(std::string_view text, const std::string &origin) {
+Expected<TtirModule> analyze_ttir(std::string_view text, const std::string &origin) {
   if (auto error = invalid_utf8(text, origin)) return Error{*error};
   if (auto error = too_deep(text, origin)) return Error{*error};
   // MLIR parses recursively: on a thread whose stack holds kMaxTtirNesting
   // levels of it with room to spare (a level takes a few kB).
   std::optional<Expected<TtirModule>> result;
-  llvm::thread worker(std::optional<unsigned>(kTtirParseStackBytes), [&] { result.emplace(analyse_ttir_on_this_thread(text, origin)); });
+  llvm::thread worker(std::optional<unsigned>(kTtirParseStackBytes), [&] { result.emplace(analyze_ttir_on_this_thread(text, origin)); });
   worker.join();
   return std::move(*result);
 }
 
 namespace {
 
-Expected<TtirModule> analyse_ttir_on_this_thread(std::string_view text, const std::string &origin) {
+Expected<TtirModule> analyze_ttir_on_this_thread(std::string_view text, const std::string &origin) {
   TtirModule module;
   module.origin = origin;
   mlir::DialectRegistry registry;
@@ -2116,11 +2116,11 @@ Expected<TtirModule> analyse_ttir_on_this_thread(std::string_view text, const st
     llvm::StringRef buffer_name(origin);
     parsed->walk([&](tt::FuncOp func) {
       KernelModel model;
-      FunctionAnalyser analyser(model, buffer_name, [&](Operation *op) {
+      FunctionAnalyzer analyzer(model, buffer_name, [&](Operation *op) {
         const mlir::AsmParserState::OperationDefinition *def = state.getOpDef(op);
         return def != nullptr ? static_cast<int>(source_mgr.getLineAndColumn(def->loc.Start).first) : 0;
       });
-      analyser.run(func);
+      analyzer.run(func);
       // The TTIR line of `tt.func ... @name(`: the k-th occurrence for the
       // k-th function of that name (lit files repeat names).
       std::string needle = "@" + model.name + "(";
