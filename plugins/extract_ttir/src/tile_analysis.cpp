@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace perfbound::ttir {
 
@@ -150,6 +151,19 @@ void TileAnalysis::liveness_block(mlir::Block &block, const std::vector<int> &ou
   for (Operation &op : block)
     for (Value r : op.getResults()) track(r, static_cast<long>(position[&op]));
 
+  // One sweep over the block: a tile is `open` from the op after its
+  // definition to its last use, so each op looks only at the tiles defined
+  // by it and those open at it (linear in the block, not ops x tiles).
+  std::vector<std::vector<int>> defined_at(pos), opens_at(pos + 1), closes_after(pos);
+  for (const auto &[tile, u] : uses) {
+    if (u.def >= 0) defined_at[static_cast<size_t>(u.def)].push_back(tile);
+    const auto first = static_cast<size_t>(u.def + 1);
+    if (first <= u.last) {
+      opens_at[first].push_back(tile);
+      closes_after[u.last].push_back(tile);
+    }
+  }
+  std::set<int> open;
   auto push_point = [&](std::vector<int> live, Operation *op) {
     if (live.empty()) return;
     std::sort(live.begin(), live.end());
@@ -159,6 +173,7 @@ void TileAnalysis::liveness_block(mlir::Block &block, const std::vector<int> &ou
   };
   for (Operation &op : block) {
     size_t p = position[&op];
+    open.insert(opens_at[p].begin(), opens_at[p].end());
     std::vector<int> live = outer;
     std::vector<int> into_regions = outer;
     // Values that die here and become a result share its buffer: the
@@ -172,19 +187,17 @@ void TileAnalysis::liveness_block(mlir::Block &block, const std::vector<int> &ou
     if (is_cube_op(&op) && op.getNumOperands() > 2) share(op.getOperand(2));
     if (auto for_op = llvm::dyn_cast<mlir::scf::ForOp>(op))
       for (Value init : for_op.getInitArgs()) share(init);
-    for (const auto &[tile, u] : uses) {
+    // Results of this op.
+    live.insert(live.end(), defined_at[p].begin(), defined_at[p].end());
+    // Tiles defined before this op and used here or later.
+    for (int tile : open) {
+      const Use &u = uses.at(tile);
       bool nested_here = std::find(u.nested.begin(), u.nested.end(), p) != u.nested.end();
-      if (u.last == p && std::find(in_place.begin(), in_place.end(), tile) != in_place.end() &&
-          u.def < static_cast<long>(p)) {
+      if (u.last == p && std::find(in_place.begin(), in_place.end(), tile) != in_place.end()) {
         if (nested_here) into_regions.push_back(tile);  // still read inside the loop
         continue;
       }
-      if (u.def == static_cast<long>(p)) {
-        live.push_back(tile);  // a result of this op
-        continue;
-      }
-      if (u.def > static_cast<long>(p)) continue;
-      if (u.last >= p) live.push_back(tile);
+      live.push_back(tile);
       if (u.last > p || nested_here) into_regions.push_back(tile);
     }
     push_point(live, &op);
@@ -192,6 +205,7 @@ void TileAnalysis::liveness_block(mlir::Block &block, const std::vector<int> &ou
       if (llvm::isa<tt::ReduceOp, tt::ScanOp, tt::MapElementwiseOp>(op)) continue;
       for (mlir::Block &inner : region) liveness_block(inner, into_regions);
     }
+    for (int tile : closes_after[p]) open.erase(tile);
   }
 }
 
