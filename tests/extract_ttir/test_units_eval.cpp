@@ -12,13 +12,6 @@ using namespace perfbound::ttir;
 
 namespace {
 
-TtirModule model_of(const std::string &text) {
-  auto module = analyze_ttir(text, "units.ttir");
-  REQUIRE_MESSAGE(static_cast<bool>(module), (module ? std::string() : module.error().message));
-  REQUIRE(!module->kernels.empty());
-  return std::move(*module);
-}
-
 // for i in range(n): for j in range(i): x[j] = x[j]     (line 5: the outer loop)
 // for i in range(pid): y[i] = y[i]                       (line 13)
 const char *kTriangle = R"(module {
@@ -47,10 +40,24 @@ json launch(std::int64_t programs, std::int64_t n) {
   return {{"grid", {programs}}, {"args", {{"%arg2", n}}}};
 }
 
+/// kTriangle evaluated for `programs` programs and n = 10.
+struct Evaluated {
+  explicit Evaluated(std::int64_t programs)
+      : m(model_of_text(kTriangle)), k(m.kernels.front()), lv(resolve_launch(k, launch(programs, 10))),
+        ev(k, lv, options) {
+    ev.run();
+  }
+  TtirModule m;
+  const KernelModel &k;
+  LaunchValues lv;
+  FactsOptions options;
+  Evaluation ev;
+};
+
 }  // namespace
 
 TEST_CASE("unit LaunchValues: grid, scalar arguments by key, pointers ignored; the profile's cores and buffers") {
-  TtirModule m = model_of(kTriangle);
+  TtirModule m = model_of_text(kTriangle);
   const KernelModel &k = m.kernels.front();
   LaunchValues lv = resolve_launch(k, {{"grid", {4, 2}}, {"args", {{"2", 10}, {"%arg0", 1}}}});
   CHECK(lv.programs == 8);
@@ -67,7 +74,7 @@ TEST_CASE("unit LaunchValues: grid, scalar arguments by key, pointers ignored; t
 }
 
 TEST_CASE("unit GivenFacts: trips facts name loops by TTIR line; other lines are refused with the loop lines") {
-  TtirModule m = model_of(kTriangle);
+  TtirModule m = model_of_text(kTriangle);
   const KernelModel &k = m.kernels.front();
   GivenFacts f = read_facts(k, {{"grid", {1}}, {"trips", {{"ttir:5", {{"min", 2}, {"max", 9}}}, {"123", {{"min", 1}}}}}},
                             "units.ttir");
@@ -82,7 +89,7 @@ TEST_CASE("unit GivenFacts: trips facts name loops by TTIR line; other lines are
 }
 
 TEST_CASE("unit ProgramCounter: triangular trip counts per entry, pid-dependent loops per program") {
-  TtirModule m = model_of(kTriangle);
+  TtirModule m = model_of_text(kTriangle);
   const KernelModel &k = m.kernels.front();
   KernelStructure s = kernel_structure(k, false);
   // The inner bound reads the outer counter: the outer loop is walked.
@@ -108,12 +115,8 @@ TEST_CASE("unit ProgramCounter: triangular trip counts per entry, pid-dependent 
 TEST_CASE("unit UniqueBytes: intervals merge per argument; the union of overlapping rows") {
   std::vector<Interval> v{{20, 24}, {0, 8}, {4, 12}};
   CHECK(union_bytes(v) == 16);
-  TtirModule m = model_of(kTriangle);
-  const KernelModel &k = m.kernels.front();
-  LaunchValues lv = resolve_launch(k, launch(4, 10));
-  FactsOptions options;
-  Evaluation ev(k, lv, options);
-  ev.run();
+  Evaluated e(4);
+  Evaluation &ev = e.ev;
   // Every program reads x[0..8] (j < i <= 9): 9 x 4 B, the same bytes in all 4 programs.
   const UniqueBytes::Union &x = ev.unique().unions.at({0, 0});
   CHECK(x.complete);
@@ -129,12 +132,8 @@ TEST_CASE("unit UniqueBytes: intervals merge per argument; the union of overlapp
 }
 
 TEST_CASE("unit Evaluation: executions summed over programs, load balance inputs per program") {
-  TtirModule m = model_of(kTriangle);
-  const KernelModel &k = m.kernels.front();
-  LaunchValues lv = resolve_launch(k, launch(4, 10));
-  FactsOptions options;
-  Evaluation ev(k, lv, options);
-  ev.run();
+  Evaluated e(4);
+  const Evaluation &ev = e.ev;
   CHECK_FALSE(ev.uniform);
   CHECK(ev.programs_evaluated == 4);
   // y's load: 0 + 1 + 2 + 3 executions.
@@ -146,15 +145,10 @@ TEST_CASE("unit Evaluation: executions summed over programs, load balance inputs
 }
 
 TEST_CASE("unit schedule and buffers sections: waves over the cores, the live-tile peak") {
-  TtirModule m = model_of(kTriangle);
-  const KernelModel &k = m.kernels.front();
-  LaunchValues lv = resolve_launch(k, launch(100, 10));
+  Evaluated e(100);
   Hardware hw = read_profile(profile_910b3());
-  FactsOptions options;
-  Evaluation ev(k, lv, options);
-  ev.run();
   json doc = json::object();
-  FactsDoc fd{m, k, lv, hw, options, ev, doc};
+  FactsDoc fd{e.m, e.k, e.lv, hw, e.options, e.ev, doc};
   add_schedule(fd, nullptr);
   // 100 programs on 40 AIV: waves of 40, 40, 20.
   CHECK(doc.at("cores").at("type") == "aiv");

@@ -13,13 +13,6 @@ using namespace perfbound::ttir;
 
 namespace {
 
-TtirModule model_of(const std::string &text) {
-  auto module = analyze_ttir(text, "units.ttir");
-  REQUIRE_MESSAGE(static_cast<bool>(module), (module ? std::string() : module.error().message));
-  REQUIRE(!module->kernels.empty());
-  return std::move(*module);
-}
-
 std::string expr(const KernelModel &k, ExprId e) { return e == kNoExpr ? "-" : k.pool->to_string(e, k.namer()); }
 
 // A 2-D tile x[i*stride + j] walked by a persistent loop over tiles, and a
@@ -122,7 +115,7 @@ const ComputeOp &op_of(const KernelModel &k, const std::string &op) {
 }  // namespace
 
 TEST_CASE("unit ValueRules: offsets of a 2-D tile follow expand_dims, broadcast, splat, muli, addptr") {
-  TtirModule m = model_of(kLoops);
+  TtirModule m = model_of_text(kLoops);
   const KernelModel &k = m.kernels.front();
   const Access &load = access_of(k, "tt.load");
   CHECK(load.arg == 0);
@@ -131,7 +124,7 @@ TEST_CASE("unit ValueRules: offsets of a 2-D tile follow expand_dims, broadcast,
 }
 
 TEST_CASE("unit LoopAnalysis: scf.for trip count, carried pointers, persistent loops; scf.while counters") {
-  TtirModule m = model_of(kLoops);
+  TtirModule m = model_of_text(kLoops);
   const KernelModel &k = m.kernels.front();
   REQUIRE(k.loops.size() == 3);
   const Loop &tiles = k.loops[0];
@@ -152,7 +145,7 @@ TEST_CASE("unit LoopAnalysis: scf.for trip count, carried pointers, persistent l
 }
 
 TEST_CASE("unit AccessAnalysis: block pointers, boundary checks, atomics") {
-  TtirModule m = model_of(kDot);
+  TtirModule m = model_of_text(kDot);
   const KernelModel &k = m.kernels.front();
   const Access &a = access_of(k, "tt.load", 0);
   CHECK(a.block_pointer);
@@ -169,7 +162,7 @@ TEST_CASE("unit AccessAnalysis: block pointers, boundary checks, atomics") {
 }
 
 TEST_CASE("unit ComputeAnalysis: dot FLOP, combiner applications, unit classes") {
-  TtirModule m = model_of(kDot);
+  TtirModule m = model_of_text(kDot);
   const KernelModel &k = m.kernels.front();
   CHECK(k.has_dot);
   const ComputeOp &dot = op_of(k, "tt.dot");
@@ -187,7 +180,7 @@ TEST_CASE("unit ComputeAnalysis: dot FLOP, combiner applications, unit classes")
 }
 
 TEST_CASE("unit TileAnalysis: dot operands in L1, accumulators in L0C, liveness points") {
-  TtirModule m = model_of(kDot);
+  TtirModule m = model_of_text(kDot);
   const KernelModel &k = m.kernels.front();
   int l1 = 0;
   int l0c = 0;
@@ -206,7 +199,7 @@ TEST_CASE("unit TileAnalysis: dot operands in L1, accumulators in L0C, liveness 
   CHECK(l0c == 1);
   CHECK(!k.live_points.empty());
   // Without tt.dot every tile is in UB.
-  TtirModule v = model_of(kLoops);
+  TtirModule v = model_of_text(kLoops);
   for (const Tile &t : v.kernels.front().tiles) CHECK(t.buffer == Buffer::UB);
 }
 

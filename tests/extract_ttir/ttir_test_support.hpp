@@ -42,6 +42,15 @@ inline perfbound::ttir::TtirModule parse_file(const fs::path &path) {
   return std::move(*module);
 }
 
+/// Parses TTIR text written in a test (named "units.ttir"); it must parse
+/// and hold a kernel.
+inline perfbound::ttir::TtirModule model_of_text(const std::string &text) {
+  auto module = perfbound::ttir::analyze_ttir(text, "units.ttir");
+  REQUIRE_MESSAGE(static_cast<bool>(module), (module ? std::string() : module.error().message));
+  REQUIRE(!module->kernels.empty());
+  return std::move(*module);
+}
+
 /// dsl_facts of one kernel of `path` for `launch`.
 inline json facts(const fs::path &path, const json &launch, const perfbound::ttir::FactsOptions &options = {}) {
   perfbound::ttir::TtirModule module = parse_file(path);

@@ -5,7 +5,7 @@
 
 namespace perfbound::ttir {
 
-Access &AccessAnalysis::add_access(Operation *op, AccessKind kind, const VInfo &ptr, Type ptr_type) {
+Access AccessAnalysis::record(Operation *op, AccessKind kind) {
   Access a;
   a.id = static_cast<int>(model_.accesses.size());
   a.kind = kind;
@@ -13,6 +13,11 @@ Access &AccessAnalysis::add_access(Operation *op, AccessKind kind, const VInfo &
   a.loop = cur_loop_;
   a.cond = cur_cond_;
   a.loc = loc_of(op);
+  return a;
+}
+
+Access &AccessAnalysis::add_access(Operation *op, AccessKind kind, const VInfo &ptr, Type ptr_type) {
+  Access a = record(op, kind);
   Type value_type = tt::valueTypeOfPointer(ptr_type);
   a.shape = shape_of(value_type);
   a.dtype = type_text(element_of(value_type));
@@ -145,13 +150,7 @@ void AccessAnalysis::visit_descriptor(Operation *op) {
     tile_type = op->getOperand(3).getType();
     indices = {op->getOperand(1), op->getOperand(2)};
   }
-  Access a;
-  a.id = static_cast<int>(model_.accesses.size());
-  a.kind = kind;
-  a.op = op->getName().getStringRef().str();
-  a.loop = cur_loop_;
-  a.cond = cur_cond_;
-  a.loc = loc_of(op);
+  Access a = record(op, kind);
   a.descriptor = true;
   a.shape = shape_of(tile_type);
   a.dtype = type_text(element_of(tile_type));

@@ -29,6 +29,8 @@ class AccessAnalysis : public FunctionUnit {
   void visit_descriptor(Operation *op);
 
  private:
+  /// A new Access record for `op`: its id, kind, op name, loop, condition, location.
+  Access record(Operation *op, AccessKind kind);
   Access &add_access(Operation *op, AccessKind kind, const VInfo &ptr, Type ptr_type);
   void access_from_block_ptr(Access &access, const BlockPtrInfo &block, const std::vector<std::int32_t> &checked);
 };

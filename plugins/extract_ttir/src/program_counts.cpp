@@ -70,8 +70,7 @@ KernelStructure kernel_structure(const KernelModel &k, bool through_loads) {
 
 ProgramCounter::ProgramCounter(const KernelModel &k, const KernelStructure &s, Evaluator &ev, EvalEnv &env,
                                const LaunchValues &launch, const GivenFacts *facts, std::string origin)
-    : k_(k), s_(s), pool_(*k.pool), namer_(k.namer()), ev_(ev), env_(env), launch_(launch), facts_(facts),
-      origin_(std::move(origin)) {
+    : ProgramPass(k, s, ev, env), launch_(launch), facts_(facts), origin_(std::move(origin)) {
   access_note.assign(k.accesses.size(), "");
   op_note.assign(k.ops.size(), "");
 }

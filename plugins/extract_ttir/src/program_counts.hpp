@@ -52,8 +52,24 @@ struct ProgramCounts {
   std::vector<bool> loop_given;  // the trip count came from a trips fact
 };
 
+/// What both passes over a program read (ProgramCounter, UniqueBytes): the
+/// kernel, its structure, and the evaluator with the environment of the
+/// program being evaluated (shared with the Evaluation that runs them).
+class ProgramPass {
+ protected:
+  ProgramPass(const KernelModel &k, const KernelStructure &s, Evaluator &ev, EvalEnv &env)
+      : k_(k), s_(s), pool_(*k.pool), namer_(k.namer()), ev_(ev), env_(env) {}
+
+  const KernelModel &k_;
+  const KernelStructure &s_;
+  const ExprPool &pool_;
+  ExprNamer namer_;
+  Evaluator &ev_;
+  EvalEnv &env_;
+};
+
 /// Counts what each program executes (see the file comment).
-class ProgramCounter {
+class ProgramCounter : public ProgramPass {
  public:
   ProgramCounter(const KernelModel &k, const KernelStructure &s, Evaluator &ev, EvalEnv &env,
                  const LaunchValues &launch, const GivenFacts *facts, std::string origin);
@@ -80,12 +96,6 @@ class ProgramCounter {
     unresolved.push_back(std::move(entry));
   }
 
-  const KernelModel &k_;
-  const KernelStructure &s_;
-  const ExprPool &pool_;
-  ExprNamer namer_;
-  Evaluator &ev_;
-  EvalEnv &env_;
   const LaunchValues &launch_;
   const GivenFacts *facts_;
   std::string origin_;

@@ -31,8 +31,7 @@ double union_bytes(std::vector<Interval> &v) {
 
 UniqueBytes::UniqueBytes(const KernelModel &k, const KernelStructure &s, Evaluator &ev, EvalEnv &env,
                          const FactsOptions &options)
-    : k_(k), s_(s), pool_(*k.pool), namer_(k.namer()), ev_(ev), env_(env), concretizer_(pool_, namer_),
-      options_(options) {
+    : ProgramPass(k, s, ev, env), concretizer_(pool_, namer_), options_(options) {
   const size_t na = k.accesses.size();
   for (const Access &a : k.accesses)
     if (a.arg >= 0) unions[{a.arg, static_cast<int>(direction_of(a))}];

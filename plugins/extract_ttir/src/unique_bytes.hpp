@@ -37,7 +37,7 @@ struct Interval {
 double union_bytes(std::vector<Interval> &v);
 
 /// Enumerates unique bytes program by program (see the file comment).
-class UniqueBytes {
+class UniqueBytes : public ProgramPass {
  public:
   UniqueBytes(const KernelModel &k, const KernelStructure &s, Evaluator &ev, EvalEnv &env, const FactsOptions &options);
 
@@ -71,12 +71,6 @@ class UniqueBytes {
                  const std::vector<LinearConstraint> &constraints, const std::vector<std::int64_t> &residual,
                  std::vector<Interval> &out, double &active);
 
-  const KernelModel &k_;
-  const KernelStructure &s_;
-  const ExprPool &pool_;
-  ExprNamer namer_;
-  Evaluator &ev_;
-  EvalEnv &env_;
   Concretizer concretizer_;
   const FactsOptions &options_;
   std::int64_t rows_left_ = 0;
