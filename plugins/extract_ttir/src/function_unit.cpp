@@ -213,21 +213,23 @@ void FunctionUnit::set_unknown(Value v, const std::string &reason, Operation *op
   set(v, i);
 }
 
-VInfo FunctionUnit::add_block_ptr(BlockPtrInfo b) {
+namespace {
+
+/// Appends a block-pointer or descriptor record; the value refers to it.
+template <class Record>
+VInfo add_record(std::vector<Record> &records, VKind kind, Record r) {
   VInfo v;
-  v.kind = VKind::BlockPtr;
-  v.index = static_cast<int>(block_ptrs_.size());
-  block_ptrs_.push_back(std::move(b));
+  v.kind = kind;
+  v.index = static_cast<int>(records.size());
+  records.push_back(std::move(r));
   return v;
 }
 
-VInfo FunctionUnit::add_desc(DescInfo d) {
-  VInfo v;
-  v.kind = VKind::Desc;
-  v.index = static_cast<int>(descs_.size());
-  descs_.push_back(std::move(d));
-  return v;
-}
+}  // namespace
+
+VInfo FunctionUnit::add_block_ptr(BlockPtrInfo b) { return add_record(block_ptrs_, VKind::BlockPtr, std::move(b)); }
+
+VInfo FunctionUnit::add_desc(DescInfo d) { return add_record(descs_, VKind::Desc, std::move(d)); }
 
 std::pair<int, ExprId> FunctionUnit::base_of(Value ptr, Operation *op) {
   VInfo base = info(ptr);
