@@ -18,7 +18,7 @@
 //                                 (configs/s = items_per_second)
 //
 // Inputs: the real chunk_kda and seeded_serial dumps from ../shared (skipped
-// without it) analysed in-process by the HIVM extractor library, the 910B3
+// without it) analyzed in-process by the HIVM extractor library, the 910B3
 // profile and dsl_facts documents written once by the perfbound binary.
 //
 //===----------------------------------------------------------------------===//

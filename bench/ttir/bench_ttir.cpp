@@ -1,7 +1,7 @@
-//===- bench_ttir.cpp - TTIR front end: parse + analyse speed, facts, memory
+//===- bench_ttir.cpp - TTIR front end: parse + analyze speed, facts, memory
 //
 // For every TTIR file in ../shared/data/ttir (that parses), our reference
-// kernels and the example: the time of analyse_ttir (a fresh MLIRContext,
+// kernels and the example: the time of analyze_ttir (a fresh MLIRContext,
 // MLIR parsing of every section, the symbolic analysis of every function),
 // as bytes of TTIR text per second. Then dsl_facts for the launches of the
 // reference tests. Peak RSS of the process is reported as a counter.
@@ -44,12 +44,12 @@ fs::path shared_dir() {
   return PB_SHARED_DIR;
 }
 
-void parse_and_analyse(benchmark::State &state, const fs::path &path) {
+void parse_and_analyze(benchmark::State &state, const fs::path &path) {
   const std::string text = read_file(path);
   const std::string origin = path.string();
   size_t kernels = 0;
   for (auto _ : state) {
-    auto module = perfbound::ttir::analyse_ttir(text, origin);
+    auto module = perfbound::ttir::analyze_ttir(text, origin);
     if (!module) {
       state.SkipWithError(module.error().message.c_str());
       return;
@@ -70,12 +70,12 @@ void single_function(benchmark::State &state) {
   const size_t bytes = static_cast<size_t>(state.range(0)) << 20;
   const std::string example = read_file(fs::path(PB_SOURCE_DIR) / "examples/kernels/vector_add/vector_add.ttir.mlir");
   const std::string text = pb::bench_support::single_function(example, "tt.func", "tt.return", bytes);
-  // analyse_ttir parses on a thread of its own: the process CPU time counts it.
+  // analyze_ttir parses on a thread of its own: the process CPU time counts it.
   const double rss_before = peak_rss_mib();
   timespec t0{}, t1{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
   for (auto _ : state) {
-    auto module = perfbound::ttir::analyse_ttir(text, "single_function.ttir");
+    auto module = perfbound::ttir::analyze_ttir(text, "single_function.ttir");
     if (!module) {
       state.SkipWithError(module.error().message.substr(0, 300).c_str());
       return;
@@ -102,7 +102,7 @@ const json &profile() {
 }
 
 void facts(benchmark::State &state, const fs::path &path, const json &launch) {
-  auto module = perfbound::ttir::analyse_ttir(read_file(path), path.string());
+  auto module = perfbound::ttir::analyze_ttir(read_file(path), path.string());
   if (!module) {
     state.SkipWithError(module.error().message.c_str());
     return;
@@ -132,8 +132,8 @@ void register_all() {
   files.push_back(source / "examples" / "kernels" / "vector_add" / "vector_add.ttir.mlir");
   std::sort(files.begin(), files.end());
   for (const fs::path &path : files)
-    benchmark::RegisterBenchmark(("parse_analyse/" + path.filename().string()).c_str(),
-                                 [path](benchmark::State &s) { parse_and_analyse(s, path); })
+    benchmark::RegisterBenchmark(("parse_analyze/" + path.filename().string()).c_str(),
+                                 [path](benchmark::State &s) { parse_and_analyze(s, path); })
         ->Unit(benchmark::kMillisecond);
 
   struct Launch {

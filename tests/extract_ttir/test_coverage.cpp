@@ -267,7 +267,7 @@ TEST_CASE("every TTIR file in ../shared/data/ttir extracts, and every unresolved
     if (!entry.is_regular_file() || entry.path().extension() == ".md") continue;
     const std::string origin = entry.path().string();
     CAPTURE(origin);
-    auto module = perfbound::ttir::analyse_ttir(pbtest::read_file(entry.path()), origin);
+    auto module = perfbound::ttir::analyze_ttir(pbtest::read_file(entry.path()), origin);
     if (!module) {
       CHECK_MESSAGE(module.error().message.find("pre-3.0 TTIR is not supported") != std::string::npos,
                     module.error().message);

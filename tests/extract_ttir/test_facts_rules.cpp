@@ -8,7 +8,7 @@ namespace {
 
 /// dsl_facts of a TTIR text given inline.
 json facts_of_text(const std::string &text, const json &launch, const FactsOptions &options = {}) {
-  auto module = perfbound::ttir::analyse_ttir(text, "inline.ttir");
+  auto module = perfbound::ttir::analyze_ttir(text, "inline.ttir");
   REQUIRE_MESSAGE(static_cast<bool>(module), (module ? std::string() : module.error().message));
   const auto &kernel = perfbound::ttir::select_kernel(*module, launch);
   return perfbound::ttir::build_dsl_facts(*module, kernel, launch, profile_910b3(), options);

@@ -5,7 +5,7 @@
 #include "ttir_test_support.hpp"
 
 using namespace ttirtest;
-using perfbound::ttir::analyse_ttir;
+using perfbound::ttir::analyze_ttir;
 using perfbound::ttir::KernelModel;
 using perfbound::ttir::TtirModule;
 
@@ -36,7 +36,7 @@ TEST_CASE("every TTIR file in ../shared/data/ttir parses, or is refused as pre-3
     if (!entry.is_regular_file() || entry.path().extension() == ".md") continue;
     const std::string origin = entry.path().string();
     CAPTURE(origin);
-    auto module = analyse_ttir(pbtest::read_file(entry.path()), origin);
+    auto module = analyze_ttir(pbtest::read_file(entry.path()), origin);
     if (!module) {
       // The only acceptable failure: the pre-3.0 printed form, said plainly.
       CHECK_MESSAGE(module.error().message.find("pre-3.0 TTIR is not supported") != std::string::npos,
@@ -91,7 +91,7 @@ TEST_CASE("an error in a later section is reported at its line in the whole file
       "    tt.return\n"
       "  }\n"
       "}\n";
-  auto module = analyse_ttir(text, "two.ttir");
+  auto module = analyze_ttir(text, "two.ttir");
   REQUIRE_FALSE(module);
   CHECK(module.error().message.rfind("two.ttir:9:28: error:", 0) == 0);
 }
@@ -101,7 +101,7 @@ TEST_CASE("CRLF line ends and a missing final newline are accepted") {
       "// RUN: lit line\r\nmodule {\r\n  tt.func public @crlf(%arg0: !tt.ptr<f32>) {\r\n    %0 = tt.load %arg0 : "
       "!tt.ptr<f32>\r\n    tt.store %arg0, %0 : !tt.ptr<f32>\r\n    tt.return\r\n  }\r\n}\r\n// CHECK: no newline at the end";
   TtirModule m = [&] {
-    auto r = analyse_ttir(text, "crlf.ttir");
+    auto r = analyze_ttir(text, "crlf.ttir");
     REQUIRE_MESSAGE(static_cast<bool>(r), (r ? "" : r.error().message));
     return std::move(*r);
   }();
@@ -111,7 +111,7 @@ TEST_CASE("CRLF line ends and a missing final newline are accepted") {
 }
 
 TEST_CASE("text without a module: no kernels, and selecting one says so") {
-  auto m = analyse_ttir("// only a comment\n\n", "empty.ttir");
+  auto m = analyze_ttir("// only a comment\n\n", "empty.ttir");
   REQUIRE(static_cast<bool>(m));
   CHECK(m->kernels.empty());
   CHECK(m->chunks == 0);
@@ -230,7 +230,7 @@ TEST_CASE("diagnostics: MLIR's own message with file:line:col") {
   };
   for (const Case &c : cases) {
     CAPTURE(c.text);
-    auto m = analyse_ttir(c.text, "bad.ttir");
+    auto m = analyze_ttir(c.text, "bad.ttir");
     REQUIRE_FALSE(m);
     CHECK(first_line(m.error().message) == c.first_line);
   }
@@ -239,7 +239,7 @@ TEST_CASE("diagnostics: MLIR's own message with file:line:col") {
 TEST_CASE("pre-3.0 TTIR is refused with a message that says so and names the line") {
   PBTEST_REQUIRE_SHARED();
   const fs::path path = shared_ttir("legacy_pre3.0_attn_fwd_rocm.ttir");
-  auto m = analyse_ttir(pbtest::read_file(path), path.string());
+  auto m = analyze_ttir(pbtest::read_file(path), path.string());
   REQUIRE_FALSE(m);
   CHECK(first_line(m.error().message) ==
         path.string() +
@@ -263,7 +263,7 @@ TEST_CASE("truncated and corrupted files give a diagnostic or a model, never a c
       for (int flip = 0; flip < 2; ++flip) {
         std::string probe = head;
         if (flip == 1 && !probe.empty()) probe[probe.size() / 2] ^= 0x5a;
-        auto m = analyse_ttir(probe, "cut.ttir");
+        auto m = analyze_ttir(probe, "cut.ttir");
         ++attempts;
         if (!m) {
           ++errors;

@@ -37,8 +37,17 @@ inline const json &profile_910b3() {
 
 /// Parses a file that must parse.
 inline perfbound::ttir::TtirModule parse_file(const fs::path &path) {
-  auto module = perfbound::ttir::analyse_ttir(pbtest::read_file(path), path.string());
+  auto module = perfbound::ttir::analyze_ttir(pbtest::read_file(path), path.string());
   REQUIRE_MESSAGE(static_cast<bool>(module), (module ? std::string() : module.error().message));
+  return std::move(*module);
+}
+
+/// Parses TTIR text written in a test (named "units.ttir"); it must parse
+/// and hold a kernel.
+inline perfbound::ttir::TtirModule model_of_text(const std::string &text) {
+  auto module = perfbound::ttir::analyze_ttir(text, "units.ttir");
+  REQUIRE_MESSAGE(static_cast<bool>(module), (module ? std::string() : module.error().message));
+  REQUIRE(!module->kernels.empty());
   return std::move(*module);
 }
 

@@ -15,7 +15,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const std::string_view text(reinterpret_cast<const char *>(data), size);
-  auto module = perfbound::ttir::analyse_ttir(text, "fuzz.ttir");
+  auto module = perfbound::ttir::analyze_ttir(text, "fuzz.ttir");
   (void)module;
   return 0;
 }

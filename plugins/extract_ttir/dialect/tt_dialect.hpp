@@ -2,7 +2,8 @@
 //
 // Declares the dialect, types, enums and ops generated from tt_ops.td, plus
 // the type helpers the ODS constraints call. Only the two MLIR translation
-// units (tt_dialect.cpp, ttir_analysis.cpp) include this header.
+// units (tt_dialect.cpp, and the unity build of ttir_analysis.cpp with the
+// units of function_unit.hpp) include this header.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PERFBOUND_EXTRACT_TTIR_TT_DIALECT_HPP

@@ -1,10 +1,11 @@
 //===- kernel_model.hpp - what a TTIR kernel asks for, without MLIR -------===//
 //
-// The analysis (ttir_analysis.cpp) turns one `tt.func public` into a
-// KernelModel: its signature, loops, memory accesses, compute operations and
-// live tiles, with every index computation kept symbolic (sym_expr.hpp) and
-// every op carrying its source location. dsl_facts.cpp then evaluates the
-// model for one launch and one hardware profile.
+// The analysis (ttir_analysis.cpp and the units of function_unit.hpp) turns
+// one `tt.func public` into a KernelModel: its signature, loops, memory
+// accesses, compute operations and live tiles, with every index computation
+// kept symbolic (sym_expr.hpp) and every op carrying its source location.
+// dsl_facts.cpp (the units of evaluation.hpp) then evaluates the model for
+// one launch and one hardware profile.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PERFBOUND_EXTRACT_TTIR_KERNEL_MODEL_HPP

@@ -35,7 +35,7 @@ class DslFacts : public pb::sdk::Node {
   void run(pb::sdk::RunContext &ctx) override {
     std::string_view text = ctx.text_input("ttir");
     std::string origin = ctx.origin("ttir");
-    auto module = perfbound::ttir::analyse_ttir(text, origin);
+    auto module = perfbound::ttir::analyze_ttir(text, origin);
     if (!module) throw pb::sdk::InputError(module.error().message);
     const json &launch = ctx.json_input("launch");
     const json &profile = ctx.json_input("profile");

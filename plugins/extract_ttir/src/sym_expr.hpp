@@ -213,6 +213,11 @@ class Evaluator {
 /// Integer division helpers with floor/ceil semantics.
 std::int64_t floor_div(std::int64_t a, std::int64_t b);
 std::int64_t ceil_div(std::int64_t a, std::int64_t b);
+/// Whether `a pred b` holds (unsigned predicates compare the bit patterns).
+bool compare_values(CmpPred pred, std::int64_t a, std::int64_t b);
+/// Numeric value of `op` on two integers; nullopt for division by zero or a
+/// shift out of range.
+std::optional<std::int64_t> apply_binary(ExprOp op, std::int64_t a, std::int64_t b);
 
 /// Variables of an affine form: tile dimension d -> d, loop counter l -> kLoopVar + l.
 inline constexpr int kLoopVar = 64;

@@ -49,7 +49,7 @@ constexpr unsigned kTtirParseStackBytes = 64u << 20;
 /// Errors: MLIR's own diagnostic (file:line:col, the source line, a caret)
 /// for syntax or ops we do not know; "pre-3.0 TTIR is not supported" for the
 /// legacy printed form.
-Expected<TtirModule> analyse_ttir(std::string_view text, const std::string &origin);
+Expected<TtirModule> analyze_ttir(std::string_view text, const std::string &origin);
 
 /// The sections of a text split at lines starting with `// -----` (lit
 /// `--split-input-file` markers and MLIR IR-dump headers). Each section is
