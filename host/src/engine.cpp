@@ -41,6 +41,16 @@ const json &Document::parsed() const {
   return *parsed_;
 }
 
+namespace {
+/// Node outputs above this size do not keep their parse after validation.
+constexpr size_t kKeepParseBytes = size_t{1} << 20;
+}  // namespace
+
+void Document::drop_parse_cache() const {
+  std::lock_guard<std::mutex> lock(parse_mutex_);
+  parsed_.reset();
+}
+
 const char *node_status_name(NodeStatus s) {
   switch (s) {
     case NodeStatus::Ok: return "ok";
@@ -357,6 +367,9 @@ RunResult Engine::run(const ResolvedPipeline &pipeline, const RunOptions &option
       auto doc = std::make_shared<const Document>(PB_ENCODING_JSON, port.schema, std::move(it->second), nr.id + "." + port.name);
       for (const std::string &p : check_document(schemas_, port.schema, *doc, options.validate_documents))
         problems.push_back("output '" + port.name + "' " + p);
+      // Consumers read the text; a large parse is not kept for the run
+      // (the report parses outputs again when it needs them).
+      if (doc->data().size() > kKeepParseBytes) doc->drop_parse_cache();
       nr.outputs[port.name] = doc;
     }
     if (!problems.empty()) {

@@ -44,6 +44,12 @@ class Document {
   [[nodiscard]] const std::string &origin() const { return origin_; }
   /// Parsed JSON (cached after the first call); null for text documents.
   [[nodiscard]] const json &parsed() const;
+  /// Frees the cached parse (the next parsed() parses again). Only while no
+  /// reference from parsed() is held: the engine calls it on a large node
+  /// output right after validating it, before any other thread sees the
+  /// document, so the run does not hold the parse (~5x the text) of every
+  /// intermediate document while its consumers parse the text themselves.
+  void drop_parse_cache() const;
 
  private:
   pb_encoding encoding_;

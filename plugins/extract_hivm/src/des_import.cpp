@@ -57,6 +57,15 @@ Program import_des(std::string_view text, const AnalysisOptions &options) {
   } catch (const json::parse_error &e) {
     throw SourceError(line_of_offset(text, e.byte > 0 ? e.byte - 1 : 0), 1,
                       std::string("the DES graph is not valid JSON: ") + e.what());
+  } catch (const json::out_of_range &e) {
+    // "number overflow parsing '1e999'": no offset is given, so the line is
+    // that of the literal's first occurrence.
+    const std::string what = e.what();
+    const size_t open = what.find('\''), close = what.rfind('\'');
+    size_t at = std::string_view::npos;
+    if (open != std::string::npos && close > open + 1) at = text.find(what.substr(open + 1, close - open - 1));
+    throw SourceError(line_of_offset(text, at == std::string_view::npos ? 0 : at), 1,
+                      std::string("the DES graph holds a number JSON cannot represent: ") + e.what());
   }
   if (!des.is_object() || des.value("schema_version", "") != "a3_hivm_des_v1")
     throw SourceError(1, 1, "not a DES graph: \"schema_version\" is not \"a3_hivm_des_v1\"");
