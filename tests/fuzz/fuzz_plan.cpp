@@ -21,6 +21,7 @@
 #include <fstream>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <unistd.h>
 
 #include <perfbound/sdk/json.hpp>
@@ -74,7 +75,14 @@ void load_and_read(const fs::path &path, std::string_view text) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static const fs::path path = fs::temp_directory_path() / ("perfbound_fuzz_plan_" + std::to_string(getpid()) + ".json");
+  static const struct TempFile {  // removed at exit (not after a crash: the input is in the artifact)
+    fs::path path = fs::temp_directory_path() / ("perfbound_fuzz_plan_" + std::to_string(getpid()) + ".json");
+    ~TempFile() {
+      std::error_code ec;
+      fs::remove(path, ec);
+    }
+  } temp;
+  const fs::path &path = temp.path;
   const std::string_view text(reinterpret_cast<const char *>(data), size);
   load_and_read(path, text);
   json plan = json::parse(text, nullptr, /*allow_exceptions=*/false);
