@@ -10,7 +10,8 @@
 # ../shared/data and the project's own fixtures into build-fuzz/corpus/TARGET/seed
 # (never committed), keeps what the fuzzer finds in build-fuzz/corpus/TARGET/work
 # between runs, and writes crashes to build-fuzz/findings/TARGET/ (FUZZ_NO_BUILD=1:
-# use the built target as it is). A finding is
+# use the built target as it is; PERFBOUND=path: the perfbound that prepares
+# plan seeds, default build/bin/perfbound). A finding is
 # committed as a regression input under tests/regress/ (tests/regress/README.md).
 # Runs at nice 19: the machine is shared. FUZZ_JOBS=N runs N workers.
 set -euo pipefail
@@ -27,6 +28,8 @@ seeds() {  # the files that seed TARGET, one per line
     pipeline) ls pipelines/*.toml tests/host/pipelines/*.toml examples/*/*.toml tests/regress/host/*.toml ;;
     schema) ls abi/schemas/*.json tests/schemas/*.json tests/validate/fixtures/*.json hardware_profiles/*/*.json "$shared"/testlists/*.json ;;
     testlist) ls "$shared"/testlists/*.json bench/timing/*.json ;;
+    plan) ls tests/fuzz/data/*.plan.json tests/regress/plan/*.json ;;
+    sweep) ls tests/regress/sweep/*.json ;;
     profile|set_value|launch|counterfactual) ;;  # generated below
     *) echo "fuzz.sh: unknown target '$1' (try: bash scripts/fuzz.sh list)" >&2; exit 2 ;;
   esac 2>/dev/null || true
@@ -53,6 +56,26 @@ generated_seeds() {  # TARGET DIR: seeds written from the project's own files
     counterfactual)
       printf 'version = 1\nkernel = "add_kernel"\nhivm = "examples/kernels/vector_add/vector_add.npuir.mlir"\n[[edit]]\nkind = "remove_barrier"\nline = 63\n[measure]\ncompile = { argv = ["cp", "{ir}", "{dir}/kernel.o"] }\nrun = { argv = ["sh", "-c", "true"], timeout_s = 5 }\noutputs = ["out.npy"]\nwarmup = 1\n' > "$2/gen_cf_0"
       printf 'version = 1\nkernel = "k"\nhivm = "k.mlir"\n[[edit]]\nkind = "remove_barrier"\nline = 1\n' > "$2/gen_cf_1" ;;
+    sweep)  # specs over the two models of fuzz_sweep.cpp (vector_add: n_elements; blockptr_matmul: %arg3..%arg8)
+      for v in '{"args":{"n_elements":[1048576,16777216,16777215]},"grid_from":{"x":"cdiv(n_elements, 2048)"}}' \
+               '[{"grid":[8192,1,1],"args":{"n_elements":16777216}},{"grid":[16,16]},{"args":{"%arg5":2048}}]' \
+               '{"grid":{"x":{"from":1,"to":64,"mul":2},"y":[1,2,4]},"args":{"%arg5":{"from":64,"to":4096,"step":64}}}' \
+               '{"args":{"n_elements":{"from":1024,"to":1048576,"mul":4}},"grid_from":{"x":"max(1, floordiv(n_elements + 2047, 2048) % 64 - -1)","y":"min(n_elements, 3) * 1"},"max_configs":3}' \
+               '{"grid":{"x":{"from":1,"to":100000}},"args":{"n_elements":[1,2,3]},"max_configs":1000}' \
+               '[{"grid":[1]},{"args":{}},{}]'; do
+        printf '%s' "$v" > "$2/gen_sweep_$i"; i=$((i + 1)); done ;;
+    plan)  # plans of the shared testlists, when a built perfbound can prepare them
+      local perfbound=${PERFBOUND:-build/bin/perfbound}
+      if [ -x "$perfbound" ]; then
+        for f in "$shared"/testlists/*.json bench/timing/*.json; do
+          [ -f "$f" ] || continue
+          for opts in "" "--shards 4 --profile ascend_910b3" "--shape-divisor 64 --shards 2"; do
+            # shellcheck disable=SC2086  # opts is a list of words
+            "$perfbound" bench prepare --testlist "$f" --backend cpu $opts -o "$2/gen_plan_$i.json" >/dev/null 2>&1 || true
+            i=$((i + 1))
+          done
+        done
+      fi ;;
   esac
 }
 
@@ -64,7 +87,7 @@ max_len() {
 }
 
 if [ "${1:-}" = list ]; then
-  echo "hivm hivm_des ttir msprof_csv pipeline set_value schema launch profile testlist counterfactual"
+  echo "hivm hivm_des ttir msprof_csv pipeline set_value schema launch profile testlist plan sweep counterfactual"
   exit 0
 fi
 if [ $# -lt 2 ]; then

@@ -4,6 +4,7 @@
 #include <perfbound/sdk/input_file.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -102,8 +103,10 @@ bool matches_type(const json &v, const std::string &type) {
   if (type == "integer") {
     if (v.is_number_integer()) return true;
     if (v.is_number_float()) {
+      // A whole number within the range of a 64-bit integer (casting a
+      // larger one, 1e88, to long long is undefined behaviour).
       double d = v.get<double>();
-      return d == static_cast<double>(static_cast<long long>(d));
+      return std::trunc(d) == d && d >= -0x1p63 && d < 0x1p63;
     }
     return false;
   }
