@@ -181,6 +181,28 @@ TEST_CASE("DES interop: records, counts and the known defects as warnings") {
   }
 }
 
+TEST_CASE("DES import: hostile graphs are SourceErrors naming the line or the operation") {
+  auto error_of = [](const std::string &des) -> std::string {
+    try {
+      (void)import_des(des, {});
+    } catch (const SourceError &e) {
+      return std::to_string(e.line()) + ": " + e.what();
+    }
+    return "no error";
+  };
+  const std::string head = "{\"schema_version\": \"a3_hivm_des_v1\",\n \"operations\": [\n";
+  // A number JSON cannot hold: the line of the literal.
+  CHECK(error_of(head + "{\"name\": \"load\", \"pipe\": \"PIPE_MTE2\",\n \"bytes\": 1e999}]}").rfind("4: the DES graph holds a number", 0) == 0);
+  // A member of the wrong type: the operation's index.
+  CHECK(error_of(head + "{\"name\": \"load\", \"pipe\": \"PIPE_MTE2\"},\n {\"name\": 7, \"pipe\": \"PIPE_V\"}]}").find("in operation 1") !=
+        std::string::npos);
+  // Event ids that are not numbers, or beyond 64 bits.
+  const std::string set_flag = "{\"name\": \"set_flag\", \"pipe\": \"PIPE_MTE2\", \"sender_pipe\": \"PIPE_MTE2\", \"receiver_pipe\": \"PIPE_V\", \"event_id\": ";
+  CHECK(error_of(head + set_flag + "\"event_EVENT_IDx\"}]}").find("event_id \"event_EVENT_IDx\" is not an event number") != std::string::npos);
+  CHECK(error_of(head + set_flag + "\"99999999999999999999\"}]}").find("is not an event number") != std::string::npos);
+  CHECK(error_of(head + set_flag + "\"event_EVENT_ID3\"}]}") == "no error");
+}
+
 TEST_CASE("the plugin through the CLI: a run, and a garbled dump named by file and line") {
   pbtest::TempDir tmp;
   const std::string pipeline = (std::filesystem::path(PB_HIVM_TEST_DATA) / "hivm_program.toml").string();

@@ -2,6 +2,7 @@
 #include "des_import.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -48,6 +49,10 @@ uint32_t line_of_offset(std::string_view text, size_t offset) {
   return line;
 }
 
+constexpr size_t ops_not_started = static_cast<size_t>(-1);
+
+Program read_des(const json &des, std::string_view text, const AnalysisOptions &options, size_t &at_op);
+
 }  // namespace
 
 Program import_des(std::string_view text, const AnalysisOptions &options) {
@@ -67,6 +72,20 @@ Program import_des(std::string_view text, const AnalysisOptions &options) {
     throw SourceError(line_of_offset(text, at == std::string_view::npos ? 0 : at), 1,
                       std::string("the DES graph holds a number JSON cannot represent: ") + e.what());
   }
+  // A member of the wrong JSON type (value()/get() throw type_error) is
+  // the graph's fault: name the operation it is in.
+  size_t at_op = ops_not_started;
+  try {
+    return read_des(des, text, options, at_op);
+  } catch (const json::exception &e) {
+    throw SourceError(1, 1, std::string("the DES graph has a member of the wrong type") +
+                                (at_op == ops_not_started ? std::string() : " in operation " + std::to_string(at_op)) + ": " + e.what());
+  }
+}
+
+namespace {
+
+Program read_des(const json &des, std::string_view text, const AnalysisOptions &options, size_t &at_op) {
   if (!des.is_object() || des.value("schema_version", "") != "a3_hivm_des_v1")
     throw SourceError(1, 1, "not a DES graph: \"schema_version\" is not \"a3_hivm_des_v1\"");
   if (!des.contains("operations") || !des["operations"].is_array())
@@ -111,6 +130,7 @@ Program import_des(std::string_view text, const AnalysisOptions &options) {
     current = core;
   };
   for (size_t idx = 0; idx < ops.size(); ++idx) {
+    at_op = idx;
     const json &o = ops[idx];
     if (!o.is_object() || !o.contains("name") || !o.contains("pipe"))
       throw SourceError(1, 1, "DES operation " + std::to_string(idx) + " lacks \"name\" or \"pipe\"");
@@ -217,10 +237,18 @@ Program import_des(std::string_view text, const AnalysisOptions &options) {
           s.to = *to;
         }
         std::string ev = o.value("event_id", "");
-        if (ev.rfind("event_EVENT_ID", 0) == 0) s.event = std::stoll(ev.substr(14));
+        auto event_number = [&](std::string_view digits) {
+          int64_t v = 0;
+          auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+          if (ec != std::errc() || end != digits.data() + digits.size() || v < 0)
+            throw SourceError(1, 1, "DES operation " + std::to_string(idx) + ": event_id \"" + ev +
+                                        "\" is not an event number (event_EVENT_ID<n> or <n>, 0 .. 2^63-1)");
+          return v;
+        };
+        if (ev.rfind("event_EVENT_ID", 0) == 0) s.event = event_number(std::string_view(ev).substr(14));
         else if (!ev.empty() && std::all_of(ev.begin(), ev.end(), ::isdigit)) {
           s.event_value = "dynamic";
-          s.event_values = {std::stoll(ev)};
+          s.event_values = {event_number(ev)};
         }
         if (r.cls == OpClass::SetFlag) r.pipes = {s.from};
         if (r.cls == OpClass::WaitFlag) r.pipes = {s.to};
@@ -289,5 +317,7 @@ Program import_des(std::string_view text, const AnalysisOptions &options) {
   analyze_sync(prog, views);
   return prog;
 }
+
+}  // namespace
 
 }  // namespace pb::hivm
