@@ -121,6 +121,44 @@ std::string plan_digest(const json &plan) {
   return pb::sdk::sha256_hex(copy.dump());
 }
 
+/// The members `bench run` and `bench slurm` read before a device, checked
+/// for their type once here: a plan's hash tells an edited plan from a
+/// prepared one, it does not keep hostile content out (anyone can recompute
+/// it), and a member of the wrong type must be an error naming the plan, not
+/// an escaping JSON exception.
+static void check_plan_members(const json &plan, const std::string &where) {
+  auto fail = [&where](const std::string &what) { throw pb::sdk::InputError(where + ": " + what + " (prepare the plan again)"); };
+  const json &cases = plan.at("cases");
+  if (!cases.is_array()) fail("'cases' is not a list");
+  for (size_t idx = 0; idx < cases.size(); ++idx) {
+    const json &c = cases[idx];
+    const std::string at = "cases[" + std::to_string(idx) + "]";
+    if (!c.is_object()) fail(at + " is not an object");
+    for (const char *key : {"id", "phase", "status", "reason"}) {
+      auto it = c.find(key);
+      if (it != c.end() && !it->is_string()) fail(at + "." + key + " is not a string");
+    }
+    if (!c.contains("id")) fail(at + " has no id");
+  }
+  auto sharding = plan.find("sharding");
+  if (sharding == plan.end() || sharding->is_null()) return;
+  if (!sharding->is_object()) fail("'sharding' is not an object");
+  auto count = sharding->find("count");
+  auto shards = sharding->find("shards");
+  if (count == sharding->end() || !count->is_number_unsigned() || count->get<uint64_t>() == 0)
+    fail("sharding.count is not a whole number of shards");
+  if (shards == sharding->end() || !shards->is_array() || shards->size() != count->get<uint64_t>())
+    fail("sharding.shards does not list sharding.count (" + count->dump() + ") shards");
+  for (size_t idx = 0; idx < shards->size(); ++idx) {
+    const json &shard = (*shards)[idx];
+    auto ids = shard.is_object() ? shard.find("case_ids") : shard.end();
+    if (!shard.is_object() || ids == shard.end() || !ids->is_array())
+      fail("sharding.shards[" + std::to_string(idx) + "] has no case_ids list");
+    for (const json &id : *ids)
+      if (!id.is_string()) fail("sharding.shards[" + std::to_string(idx) + "].case_ids holds a non-string");
+  }
+}
+
 json load_plan(const fs::path &path) {
   std::optional<std::string> text = read_whole_file(path);
   if (!text) throw pb::sdk::InputError(path.string() + ": cannot read the plan");
@@ -140,6 +178,7 @@ json load_plan(const fs::path &path) {
                               ". Prepare it again.");
   for (const char *key : {"backend", "cases", "shape_divisor"})
     if (!plan.contains(key)) throw pb::sdk::InputError(path.string() + ": the plan has no '" + key + "'");
+  check_plan_members(plan, path.string());
   return plan;
 }
 
