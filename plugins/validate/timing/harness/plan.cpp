@@ -134,11 +134,16 @@ static void check_plan_members(const json &plan, const std::string &where) {
     const json &c = cases[idx];
     const std::string at = "cases[" + std::to_string(idx) + "]";
     if (!c.is_object()) fail(at + " is not an object");
-    for (const char *key : {"id", "phase", "status", "reason"}) {
+    for (const char *key : {"id", "phase", "status"}) {
       auto it = c.find(key);
       if (it != c.end() && !it->is_string()) fail(at + "." + key + " is not a string");
     }
     if (!c.contains("id")) fail(at + " has no id");
+    // A planned case has reason null; any other status says why in words.
+    auto reason = c.find("reason");
+    const bool planned = c.value("status", "") == "planned";
+    if (reason != c.end() && !reason->is_string() && !(planned && reason->is_null()))
+      fail(at + ".reason is not a string" + std::string(planned ? " or null" : " (the case's status is not 'planned')"));
   }
   auto sharding = plan.find("sharding");
   if (sharding == plan.end() || sharding->is_null()) return;
