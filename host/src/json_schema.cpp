@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -26,14 +27,39 @@ const std::set<std::string, std::less<>> &known_keywords() {
   return kKeywords;
 }
 
-// Checks that every keyword used anywhere in `schema` is supported.
-void check_keywords(const json &schema, const std::string &path, std::vector<std::string> &problems) {
+// The one dialect the validator implements; a "$schema" naming another
+// (draft 7's "items": [...] means prefixItems here) is refused.
+constexpr const char *kDialect = "https://json-schema.org/draft/2020-12/schema";
+
+// "#", "#/JSON-pointer", "SCHEMA_ID" or "SCHEMA_ID#/JSON-pointer": the $ref
+// forms the validator resolves. Anything else (a URI, "#anchor", a relative
+// name resolved against a nested $id, a percent-encoded pointer) would need
+// resolution it does not do.
+bool is_supported_ref(const std::string &ref) {
+  if (ref.find('%') != std::string::npos) return false;
+  const size_t hash = ref.find('#');
+  const std::string doc_part = ref.substr(0, hash);
+  if (!doc_part.empty() && !is_valid_schema_id(doc_part)) return false;
+  if (hash == std::string::npos) return !doc_part.empty();
+  const std::string fragment = ref.substr(hash + 1);
+  return fragment.empty() || fragment.front() == '/';
+}
+
+std::string quoted(const json &v) { return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
+// Checks that every keyword used anywhere in `schema` is supported and that
+// its value has the shape the validator reads (a wrong shape would throw or
+// be misread during validation, so it is refused here). Internal "#..."
+// references must resolve within `root`.
+void check_keywords(const json &schema, const std::string &path, std::vector<std::string> &problems,
+                    const json &root) {
   if (schema.is_boolean()) return;
   const std::string at = path.empty() ? "/" : path;
   if (!schema.is_object()) {
     problems.push_back(at + ": a schema must be an object or a boolean");
     return;
   }
+  auto bad = [&](const std::string &key, const std::string &what) { problems.push_back(path + "/" + key + ": " + what); };
   for (const auto &[key, value] : schema.items()) {
     if (known_keywords().count(key) == 0) {
       problems.push_back(at + ": unsupported keyword '" + key + "'");
@@ -41,10 +67,10 @@ void check_keywords(const json &schema, const std::string &path, std::vector<std
     }
     if (key == "properties" || key == "$defs" || key == "patternProperties") {
       if (!value.is_object()) {
-        problems.push_back(path + "/" + key + ": must be an object");
+        bad(key, "must be an object");
         continue;
       }
-      for (const auto &[name, sub] : value.items()) check_keywords(sub, path + "/" + key + "/" + name, problems);
+      for (const auto &[name, sub] : value.items()) check_keywords(sub, path + "/" + key + "/" + name, problems, root);
       if (key == "patternProperties") {
         for (const auto &[pattern, sub] : value.items()) {
           try {
@@ -54,32 +80,67 @@ void check_keywords(const json &schema, const std::string &path, std::vector<std
           }
         }
       }
+    } else if (key == "items" && value.is_array()) {
+      bad(key, "must be one schema; the array form of 'items' (draft 7 and before) is not supported, it is "
+               "'prefixItems' in 2020-12");
     } else if (key == "items" || key == "additionalProperties" || key == "not") {
-      check_keywords(value, path + "/" + key, problems);
+      check_keywords(value, path + "/" + key, problems, root);
     } else if (key == "oneOf" || key == "anyOf" || key == "allOf" || key == "prefixItems") {
-      if (!value.is_array()) {
-        problems.push_back(path + "/" + key + ": must be an array");
+      if (!value.is_array() || value.empty()) {
+        bad(key, "must be a non-empty array of schemas");
         continue;
       }
       for (size_t idx = 0; idx < value.size(); ++idx)
-        check_keywords(value[idx], path + "/" + key + "/" + std::to_string(idx), problems);
+        check_keywords(value[idx], path + "/" + key + "/" + std::to_string(idx), problems, root);
     } else if (key == "pattern") {
+      if (!value.is_string()) {
+        bad(key, "must be a string");
+        continue;
+      }
       try {
         std::regex re(value.get<std::string>(), std::regex::ECMAScript);
       } catch (const std::exception &) {
-        problems.push_back(path + "/pattern: invalid regular expression");
+        bad(key, "invalid regular expression");
       }
     } else if (key == "type") {
       static const std::set<std::string> kTypes = {"object", "array",   "string", "number",
                                                    "integer", "boolean", "null"};
       auto check_type = [&](const json &t) {
-        if (!t.is_string() || kTypes.count(t.get<std::string>()) == 0)
-          problems.push_back(path + "/type: unknown type " + t.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+        if (!t.is_string() || kTypes.count(t.get<std::string>()) == 0) bad(key, "unknown type " + quoted(t));
       };
       if (value.is_array())
         for (const json &t : value) check_type(t);
       else
         check_type(value);
+    } else if (key == "minimum" || key == "maximum" || key == "exclusiveMinimum" || key == "exclusiveMaximum") {
+      if (!value.is_number()) bad(key, "must be a number (the boolean form of draft 4 is not supported)");
+    } else if (key == "minItems" || key == "maxItems" || key == "minLength" || key == "maxLength" ||
+               key == "minProperties") {
+      const bool whole = value.is_number_unsigned() || (value.is_number_integer() && value.get<std::int64_t>() >= 0) ||
+                         (value.is_number_float() && value.get<double>() >= 0 &&
+                          value.get<double>() == std::floor(value.get<double>()) && value.get<double>() < 1e18);
+      if (!whole) bad(key, "must be a non-negative integer, not " + quoted(value));
+    } else if (key == "required") {
+      if (!value.is_array() || !std::all_of(value.begin(), value.end(), [](const json &n) { return n.is_string(); }))
+        bad(key, "must be an array of strings");
+    } else if (key == "enum") {
+      if (!value.is_array()) bad(key, "must be an array");
+    } else if (key == "$ref") {
+      if (!value.is_string() || !is_supported_ref(value.get<std::string>())) {
+        bad(key, "unsupported $ref " + quoted(value) +
+                     " (supported: \"#\", \"#/JSON-pointer\", \"SCHEMA_ID\", \"SCHEMA_ID#/JSON-pointer\")");
+      } else if (const std::string ref = value.get<std::string>(); ref.front() == '#') {
+        try {
+          (void)root.at(json::json_pointer(ref.substr(1)));
+        } catch (const json::exception &) {
+          bad(key, "$ref " + quoted(value) + " points at nothing in this schema");
+        }
+      }
+    } else if (key == "$id") {
+      if (!path.empty()) bad(key, "'$id' is supported only at the root of a schema file (a nested $id would start a new "
+                                  "resolution scope)");
+    } else if (key == "$schema") {
+      if (value != kDialect) bad(key, "only the 2020-12 dialect (\"" + std::string(kDialect) + "\") is supported, not " + quoted(value));
     }
   }
 }
@@ -103,10 +164,9 @@ bool matches_type(const json &v, const std::string &type) {
   if (type == "integer") {
     if (v.is_number_integer()) return true;
     if (v.is_number_float()) {
-      // A whole number within the range of a 64-bit integer (casting a
-      // larger one, 1e88, to long long is undefined behaviour).
-      double d = v.get<double>();
-      return std::trunc(d) == d && d >= -0x1p63 && d < 0x1p63;
+      // 2020-12: any number with a zero fractional part (1.0, 1e300).
+      const double d = v.get<double>();
+      return std::isfinite(d) && d == std::trunc(d);
     }
     return false;
   }
@@ -262,11 +322,21 @@ class Validator {
     return it->second;
   }
 
+  // Lengths count Unicode code points, not bytes (JSON-Schema-Test-Suite:
+  // one supplementary code point is one character): every byte that is not
+  // a UTF-8 continuation byte starts one.
+  static size_t code_points(const std::string &value) {
+    return static_cast<size_t>(std::count_if(value.begin(), value.end(), [](char c) {
+      return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    }));
+  }
+
   void check_string(const json &schema, const std::string &value, const std::string &path,
                     std::vector<std::string> &errors) const {
-    if (auto it = schema.find("minLength"); it != schema.end() && value.size() < it->get<size_t>())
+    const size_t length = code_points(value);
+    if (auto it = schema.find("minLength"); it != schema.end() && length < it->get<size_t>())
       errors.push_back(at(path) + ": string shorter than " + it->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-    if (auto it = schema.find("maxLength"); it != schema.end() && value.size() > it->get<size_t>())
+    if (auto it = schema.find("maxLength"); it != schema.end() && length > it->get<size_t>())
       errors.push_back(at(path) + ": string longer than " + it->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     if (auto it = schema.find("pattern"); it != schema.end()) {
       if (!std::regex_search(value, regex(it->get<std::string>())))
@@ -374,7 +444,7 @@ std::vector<std::string> SchemaRegistry::add(const json &schema, const std::stri
     return problems;
   }
   std::vector<std::string> keyword_problems;
-  check_keywords(schema, "", keyword_problems);
+  check_keywords(schema, "", keyword_problems, schema);
   for (const std::string &p : keyword_problems) problems.push_back(origin + ": " + p);
   if (!problems.empty()) return problems;
   const std::string id = id_it->get<std::string>();

@@ -14,7 +14,13 @@
 //   pattern, oneOf, anyOf, allOf, not, $ref, $defs
 // plus the annotations $schema, $id, $comment, title, description, default,
 // examples, format, and "x-perfbound-encoding": "text" for raw-text schemas.
-// $ref accepts "#/$defs/NAME", "SCHEMA_ID" and "SCHEMA_ID#/$defs/NAME".
+// $ref accepts "#", "#/JSON-pointer" (e.g. "#/$defs/NAME"), "SCHEMA_ID" and
+// "SCHEMA_ID#/JSON-pointer"; other forms (URIs, anchors, percent-encoding),
+// an internal pointer that resolves to nothing, $id below the root, a
+// "$schema" other than 2020-12, the array form of "items" and keyword values
+// of the wrong shape are refused at load too. minLength/maxLength count code
+// points. Checked against the JSON-Schema-Test-Suite
+// (tests/host/schema_suite/).
 //
 //===----------------------------------------------------------------------===//
 #ifndef PERFBOUND_HOST_JSON_SCHEMA_HPP

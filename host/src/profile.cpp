@@ -31,6 +31,12 @@ namespace {
 
 std::string str(std::string_view text) { return std::string(text); }
 
+/// A "declared" member as written ({value, unit}); read with at() after this,
+/// never with const operator[] (a missing key there is undefined behaviour).
+bool has_number_and_unit(const json &declared) {
+  return declared.is_object() && declared.value("value", json()).is_number() && declared.value("unit", json()).is_string();
+}
+
 }  // namespace
 
 //===----------------------------------------------------------------------===//
@@ -358,18 +364,19 @@ class CalibrationChecker {
     auto info = loader_.quantities.find(key);
     if (theory == nullptr || info == loader_.quantities.end())
       return error(id, "theoretical", "names '" + key + "', which is not a quantity of the profile");
-    if (!theory->is_object() || !(*theory)["value"].is_number()) return;  // unknown theoretical: nothing to compare
-    double theoretical = (*theory)["value"].get<double>();
+    // value()/at(), not const operator[]: a missing key there is undefined behaviour.
+    if (!theory->is_object() || !theory->value("value", json()).is_number()) return;  // unknown theoretical: nothing to compare
+    double theoretical = theory->at("value").get<double>();
     std::string how = units::format_number(theoretical) + " " + str(units::canonical_unit(info->second.dimension));
     units::Exponents have = units::exponents(info->second.dimension);
     if (have != units::exponents(dim)) {
       // A per-cycle peak becomes a per-second rate at the profile's clock.
       const json *clock = lookup(profile_, "clock.frequency");
       units::Exponents per_second = have * units::exponents(Dimension::Frequency);
-      if (per_second != units::exponents(dim) || clock == nullptr || !clock->is_object() || !(*clock)["value"].is_number())
+      if (per_second != units::exponents(dim) || clock == nullptr || !clock->is_object() || !clock->value("value", json()).is_number())
         return error(id, "theoretical", "'" + key + "' is " + str(units::dimension_name(info->second.dimension)) +
                                             " and cannot be compared with a constant in " + str(units::canonical_unit(dim)));
-      double f = (*clock)["value"].get<double>();
+      double f = clock->at("value").get<double>();
       how += " x " + human_quantity(f, Dimension::Frequency) + " = " + units::format_number(theoretical * f) + " " +
              str(units::canonical_unit(dim));
       theoretical *= f;
@@ -486,8 +493,8 @@ class ProfileChecker {
       if (!info.known || key.find(".alternative") != std::string::npos) continue;
       const json *q = lookup(doc_, key);
       if (q == nullptr) q = element(key);
-      if (q == nullptr || !q->is_object() || !(*q)["value"].is_number()) continue;
-      double v = (*q)["value"].get<double>();
+      if (q == nullptr || !q->is_object() || !q->value("value", json()).is_number()) continue;
+      double v = q->at("value").get<double>();
       for (const RangeRule &rule : profile_ranges()) {
         bool match = rule.key.back() == '.' ? starts_with(key, rule.key) : starts_with(key, rule.key) &&
                                                                               (key.size() == rule.key.size() || key[rule.key.size()] == '[');
@@ -512,9 +519,9 @@ class ProfileChecker {
   }
 
   static std::string human_value(const json &q, const QuantityInfo &info) {
-    std::string text = human_quantity(q["value"].get<double>(), info.dimension);
-    if (q.contains("declared"))
-      text += " (declared " + units::format_number(q["declared"]["value"].get<double>()) + " " + q["declared"]["unit"].get<std::string>() + ")";
+    std::string text = human_quantity(q.at("value").get<double>(), info.dimension);
+    if (const json declared = q.value("declared", json()); has_number_and_unit(declared))
+      text += " (declared " + units::format_number(declared.at("value").get<double>()) + " " + declared.at("unit").get<std::string>() + ")";
     return text;
   }
 
@@ -709,7 +716,7 @@ void collect_rows(const json &node, const std::string &prefix, std::vector<Row> 
       row.value = units::format_number(node["value"].get<double>()) + " " + node["unit"].get<std::string>();
       // As written when the author chose a unit ("64 GiB", "512 KB").
       const json &declared = node.contains("declared") ? node["declared"] : json();
-      row.human = declared.is_object() ? units::format_number(declared["value"].get<double>()) + " " + declared["unit"].get<std::string>()
+      row.human = has_number_and_unit(declared) ? units::format_number(declared.at("value").get<double>()) + " " + declared.at("unit").get<std::string>()
                                        : human_quantity(node["value"].get<double>(), spec->dimension);
     } else {
       row.value = "null";
@@ -789,9 +796,10 @@ std::string render_profile_table(const json &doc) {
         value = "table of " + std::to_string(v.value("points", json::array()).size()) + " points (" + unit + ")";
       else
         value = "null";
-      if (c.contains("ci95") && c["ci95"].is_object() && spec)
-        ci = human_quantity(c["ci95"]["low"].get<double>(), spec->dimension) + " .. " +
-             human_quantity(c["ci95"]["high"].get<double>(), spec->dimension);
+      if (const json ci95 = c.value("ci95", json());
+          ci95.is_object() && ci95.value("low", json()).is_number() && ci95.value("high", json()).is_number() && spec)
+        ci = human_quantity(ci95.at("low").get<double>(), spec->dimension) + " .. " +
+             human_quantity(ci95.at("high").get<double>(), spec->dimension);
       std::string files;
       for (const json &s : c.value("sources", json::array())) files += (files.empty() ? "" : ", ") + s.value("file", std::string());
       cells.push_back({id, value, c.value("kind", std::string()), ci, c.contains("n") ? c["n"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : "", files});

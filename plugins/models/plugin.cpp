@@ -42,7 +42,7 @@ m::TermOptions options_from(const pb::sdk::Params &params) {
   if (!(o.issue_per_cycle > 0))
     throw pb::sdk::InputError("node '" + params.node_id() + "': issue_per_cycle must be positive");
   if (raw.contains("handoff_cycles") && !raw["handoff_cycles"].is_null() &&
-      !(raw["handoff_cycles"].is_number() && raw["handoff_cycles"].get<double>() >= 0))
+      !((raw.contains("handoff_cycles") && raw["handoff_cycles"].is_number()) && raw["handoff_cycles"].get<double>() >= 0))
     throw pb::sdk::InputError("node '" + params.node_id() + "': handoff_cycles must be a non-negative number or null");
   return o;
 }

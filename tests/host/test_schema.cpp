@@ -1,6 +1,8 @@
 //===- test_schema.cpp - the JSON Schema subset validator -----------------===//
 #include <doctest/doctest.h>
 
+#include <fstream>
+
 #include "json_schema.hpp"
 #include "support/test_support.hpp"
 
@@ -91,4 +93,60 @@ TEST_CASE("an id without a published schema is reported") {
   auto errors = reg.validate("nobody.nothing/1", json::object());
   REQUIRE(errors.size() == 1);
   CHECK(errors[0] == "no published JSON Schema for 'nobody.nothing/1'");
+}
+
+TEST_CASE("forms the subset does not resolve are refused at load, naming the schema file and the keyword") {
+  auto refused = [](const char *text) {
+    SchemaRegistry reg;
+    return reg.add(json::parse(text), "x.schema.json");
+  };
+  auto one = [&](const char *text) {
+    auto problems = refused(text);
+    REQUIRE(problems.size() == 1);
+    return problems[0];
+  };
+  CHECK(one(R"({"$id":"t.x/1","properties":{"a":{"$ref":"http://example.com/a.json"}}})")
+            .rfind("x.schema.json: /properties/a/$ref: unsupported $ref \"http://example.com/a.json\"", 0) == 0);
+  CHECK(one(R"({"$id":"t.x/1","$ref":"#foo"})").find("/$ref: unsupported $ref \"#foo\"") != std::string::npos);
+  CHECK(one(R"({"$id":"t.x/1","$ref":"#/$defs/a%25b","$defs":{"a%b":true}})").find("unsupported $ref") != std::string::npos);
+  CHECK(one(R"({"$id":"t.x/1","$ref":"#/$defs/missing"})") ==
+        "x.schema.json: /$ref: $ref \"#/$defs/missing\" points at nothing in this schema");
+  CHECK(one(R"({"$id":"t.x/1","properties":{"a":{"$id":"t.y/1"}}})")
+            .rfind("x.schema.json: /properties/a/$id: '$id' is supported only at the root", 0) == 0);
+  CHECK(one(R"({"$id":"t.x/1","$schema":"http://json-schema.org/draft-07/schema#"})")
+            .rfind("x.schema.json: /$schema: only the 2020-12 dialect", 0) == 0);
+  CHECK(one(R"({"$id":"t.x/1","items":[{"type":"integer"}]})")
+            .rfind("x.schema.json: /items: must be one schema; the array form of 'items'", 0) == 0);
+  CHECK(one(R"({"$id":"t.x/1","minLength":-1})") == "x.schema.json: /minLength: must be a non-negative integer, not -1");
+  CHECK(one(R"({"$id":"t.x/1","maxItems":"3"})") == "x.schema.json: /maxItems: must be a non-negative integer, not \"3\"");
+  CHECK(one(R"({"$id":"t.x/1","required":"a"})") == "x.schema.json: /required: must be an array of strings");
+  CHECK(one(R"({"$id":"t.x/1","enum":3})") == "x.schema.json: /enum: must be an array");
+  CHECK(one(R"({"$id":"t.x/1","minimum":true})").rfind("x.schema.json: /minimum: must be a number", 0) == 0);
+  CHECK(one(R"({"$id":"t.x/1","anyOf":[]})") == "x.schema.json: /anyOf: must be a non-empty array of schemas");
+  // The supported forms still load.
+  CHECK(refused(R"({"$id":"t.x/1","$schema":"https://json-schema.org/draft/2020-12/schema","$ref":"#",
+                  "properties":{"a":{"$ref":"#/properties/b"},"b":{"$ref":"t.y/1#/$defs/c"}},"minLength":2.0})")
+            .empty());
+}
+
+TEST_CASE("a refused keyword in a schema file names the file") {
+  pbtest::TempDir dir;
+  const auto file = dir / "t.x.v1.schema.json";
+  std::ofstream(file) << R"({"$id": "t.x/1", "type": "object", "maxProperties": 3})";
+  SchemaRegistry reg;
+  auto problems = reg.load_dir(dir.path());
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0] == file.string() + ": /: unsupported keyword 'maxProperties'");
+  CHECK_FALSE(reg.has("t.x/1"));
+}
+
+TEST_CASE("string lengths count code points, integers are numbers without a fraction") {
+  SchemaRegistry reg = registry_with(json::parse(R"({"$id":"t.s/1","type":"object","properties":{
+      "s":{"type":"string","minLength":2,"maxLength":2},"i":{"type":"integer"}}})"));
+  CHECK(reg.validate("t.s/1", json::parse(R"({"s":"\u00e9\u00e9"})")).empty());             // 4 bytes, 2 code points
+  CHECK(reg.validate("t.s/1", json::parse(R"({"s":"\ud83d\udca9\ud83d\udca9"})")).empty());  // 8 bytes, 2 code points
+  CHECK(reg.validate("t.s/1", json::parse(R"({"s":"\ud83d\udca9"})")).size() == 1);
+  CHECK(reg.validate("t.s/1", json::parse(R"({"i":1.0})")).empty());
+  CHECK(reg.validate("t.s/1", json::parse(R"({"i":1e300})")).empty());
+  CHECK(reg.validate("t.s/1", json::parse(R"({"i":1.5})")).size() == 1);
 }

@@ -928,7 +928,13 @@ void apply_launch(const json &launch, AnalysisOptions &options) {
   if (!launch.is_object()) return;
   options.have_launch = true;
   if (launch.contains("grid") && launch["grid"].is_array())
-    for (const json &g : launch["grid"]) options.grid.push_back(g.get<int64_t>());
+    for (const json &g : launch["grid"]) {
+      // The schema says so too; never cast a float beyond int64 (undefined).
+      const double d = g.is_number() ? g.get<double>() : 0;
+      if (!(d >= 1 && d <= 2147483647.0) || d != std::floor(d))
+        throw std::invalid_argument("grid: " + g.dump() + " is not a whole number of programs from 1 to 2147483647");
+      options.grid.push_back(static_cast<int64_t>(d));
+    }
   if (launch.contains("args") && launch["args"].is_object())
     for (const auto &[key, v] : launch["args"].items()) {
       if (v.is_boolean()) options.args[key] = v.get<bool>() ? 1.0 : 0.0;

@@ -33,7 +33,7 @@ std::string where_text(const json &limit) {
 }
 
 std::string limit_line(const json &limit) {
-  if (!limit.is_object() || !limit["value"].is_number()) return seconds_text(limit);
+  if (!limit.is_object() || !(limit.contains("value") && limit["value"].is_number())) return seconds_text(limit);
   std::string out = seconds_text(limit) + " (" + where_text(limit) + ", " + str(limit, "assurance");
   if (str(limit, "assurance") == "argued" || str(limit, "assurance") == "given")
     out += "; strict " + seconds_text(limit["strict"]);
@@ -42,13 +42,13 @@ std::string limit_line(const json &limit) {
 
 std::string source_text(const json &source) {
   if (!source.is_object()) return "";
-  std::string out = str(source, "file", "") + ":" + (source["line"].is_number() ? std::to_string(source["line"].get<int>()) : "?");
+  std::string out = str(source, "file", "") + ":" + ((source.contains("line") && source["line"].is_number()) ? std::to_string(source["line"].get<int>()) : "?");
   if (source.contains("python") && source["python"].is_string()) out += " (" + source["python"].get<std::string>() + ")";
   return out;
 }
 
 std::string gain_text(const json &gain) {
-  if (gain.is_object() && gain["value"].is_number()) return "~" + human_seconds(gain["value"].get<double>());
+  if (gain.is_object() && (gain.contains("value") && gain["value"].is_number())) return "~" + human_seconds(gain["value"].get<double>());
   return "gain unknown";
 }
 
@@ -99,7 +99,7 @@ void coverage_text(std::ostringstream &os, const json &doc, bool md) {
   if (hivm.is_object() && hivm.contains("by_component")) {
     if (md) os << "| core | component | ops counted / present | of those, only with given facts | left out by rule | work counted / present per block |\n|---|---|---|---|---|---|\n";
     for (const json &r : hivm["by_component"]) {
-      std::string work = r["work_present_per_block"].is_number()
+      std::string work = (r.contains("work_present_per_block") && r["work_present_per_block"].is_number())
                              ? u::format_number(r.value("work_counted_per_block", 0.0)) + " / " +
                                    u::format_number(r["work_present_per_block"].get<double>()) + " " + str(r, "unit", "")
                              : u::format_number(r.value("work_counted_per_block", 0.0)) + " / unknown " + str(r, "unit", "");
@@ -127,7 +127,7 @@ void coverage_text(std::ostringstream &os, const json &doc, bool md) {
           os << "    ... " << (total - 12) << " more (see --format md or json)\n";
           break;
         }
-        std::string hint = u["hint"].is_string() ? u["hint"].get<std::string>() : "";
+        std::string hint = (u.contains("hint") && u["hint"].is_string()) ? u["hint"].get<std::string>() : "";
         if (md)
           os << "| " << u.value("line", 0) << " | `" << str(u, "op") << "` | " << str(u, "core") << " | " << str(u, "component")
              << " | " << str(u, "reason") << " | " << (hint.empty() ? "-" : "`" + hint + "`") << " |\n";
@@ -176,12 +176,12 @@ std::string report(const json &doc, bool md) {
   std::string kernel = str(doc["kernel"], "name");
   std::string profile = str(doc["profile"], "name");
   std::string verdict_text = str(verdict, "class", "no verdict") + ", unit " + str(verdict, "unit");
-  std::string bound_where = bound["value"].is_number()
+  std::string bound_where = (bound.contains("value") && bound["value"].is_number())
                                 ? str(bound, "tier") + " tier, " + str(bound, "binding_term") + " on " +
-                                      (bound["binding_core"].is_string() ? bound["binding_core"].get<std::string>() + " " : "") +
+                                      ((bound.contains("binding_core") && bound["binding_core"].is_string()) ? bound["binding_core"].get<std::string>() + " " : "") +
                                       str(bound, "binding_component") + ", " + str(bound, "assurance")
                                 : "";
-  if (bound["value"].is_number() && (str(bound, "assurance") == "argued" || str(bound, "assurance") == "given"))
+  if ((bound.contains("value") && bound["value"].is_number()) && (str(bound, "assurance") == "argued" || str(bound, "assurance") == "given"))
     bound_where += "; strict " + seconds_text(bound["strict"]);
   if (md) {
     os << "## perfbound: `" << kernel << "` on " << profile << "\n\n";
@@ -195,7 +195,7 @@ std::string report(const json &doc, bool md) {
     os << "\n### Terms\n\n| tier | term | role | value | component | assurance | strict value |\n|---|---|---|---|---|---|---|\n";
     for (const json &t : doc["terms"])
       os << "| " << str(t, "tier") << " | " << str(t, "term") << " | " << str(t, "role") << " | " << seconds_text(t["value"])
-         << " | " << (t["core"].is_string() ? t["core"].get<std::string>() + " " : "") << str(t, "component") << " | "
+         << " | " << ((t.contains("core") && t["core"].is_string()) ? t["core"].get<std::string>() + " " : "") << str(t, "component") << " | "
          << str(t, "assurance", t.value("sound", false) ? "strict" : "diagnostic") << " | "
          << (t.contains("strict_value") ? seconds_text(t["strict_value"]) : "-") << " |\n";
     os << "\n### Attribution\n\n";
@@ -220,7 +220,7 @@ std::string report(const json &doc, bool md) {
   if (doc.contains("measurement")) os << "  measured      " << seconds_text(doc["measurement"]) << "\n";
   os << "\nterms\n";
   for (const json &t : doc["terms"]) {
-    std::string comp = (t["core"].is_string() ? t["core"].get<std::string>() + " " : "") + str(t, "component");
+    std::string comp = ((t.contains("core") && t["core"].is_string()) ? t["core"].get<std::string>() + " " : "") + str(t, "component");
     std::string tier = str(t, "tier");
     os << "  " << tier << std::string(tier.size() < 4 ? 4 - tier.size() : 0, ' ') << "  " << str(t, "term") << std::string(std::max<size_t>(1, 17 - str(t, "term").size()), ' ')
        << str(t, "role") << std::string(std::max<size_t>(1, 10 - str(t, "role").size()), ' ') << seconds_text(t["value"])
@@ -239,20 +239,20 @@ std::string report(const json &doc, bool md) {
 
 std::string term(const json &doc, bool md) {
   std::ostringstream os;
-  std::string comp = (doc["core"].is_string() ? doc["core"].get<std::string>() + " " : "") + str(doc, "component");
+  std::string comp = ((doc.contains("core") && doc["core"].is_string()) ? doc["core"].get<std::string>() + " " : "") + str(doc, "component");
   if (md) {
     os << "**" << str(doc, "term") << "** (" << str(doc, "tier") << ", " << str(doc, "role") << "): "
        << seconds_text(doc["value"]) << " on " << comp << ", " << str(doc, "assurance", "") << "\n\n";
     os << "| component | value | assurance |\n|---|---|---|\n";
     for (const json &c : doc["per_component"])
-      os << "| " << (c["core"].is_string() ? c["core"].get<std::string>() + " " : "") << str(c, "component") << " | "
+      os << "| " << ((c.contains("core") && c["core"].is_string()) ? c["core"].get<std::string>() + " " : "") << str(c, "component") << " | "
          << seconds_text(c["value"]) << " | " << str(c, "assurance", "") << " |\n";
     return os.str();
   }
   os << str(doc, "term") << " (" << str(doc, "tier") << ", " << str(doc, "role") << "): " << seconds_text(doc["value"])
      << " on " << comp << ", " << str(doc, "assurance", "") << "\n";
   for (const json &c : doc["per_component"])
-    os << "  " << (c["core"].is_string() ? c["core"].get<std::string>() + " " : "") << str(c, "component") << "  "
+    os << "  " << ((c.contains("core") && c["core"].is_string()) ? c["core"].get<std::string>() + " " : "") << str(c, "component") << "  "
        << seconds_text(c["value"]) << "  " << str(c, "assurance", "") << "\n";
   for (const json &n : doc["not_counted"]) os << "  not counted: " << str(n, "what") << ": " << str(n, "reason") << "\n";
   return os.str();

@@ -310,12 +310,13 @@ SweepModel SweepModel::build(const json &dsl, const Rates &rates, const std::str
     return it == m.arg_keys.end() ? -1 : static_cast<int>(it - m.arg_keys.begin());
   };
 
-  // Loops.
+  // Loops. dsl_facts members are read with json_at (null when absent), never
+  // with const operator[]: a missing key there is undefined behaviour.
   std::map<int, int> loop_index;
   if (const json &loops = json_at(dsl, {"loops"}); loops.is_array()) {
     for (const json &l : loops) {
       Loop loop;
-      loop_index[static_cast<int>(num(l["id"], -1))] = static_cast<int>(m.loops_.size());
+      loop_index[static_cast<int>(num(json_at(l, {"id"}), -1))] = static_cast<int>(m.loops_.size());
       loop.parent = l.contains("parent") && l["parent"].is_number() ? l["parent"].get<int>() : -1;
       std::string status = json_at(l, {"trip_count", "status"}).is_string() ? json_at(l, {"trip_count", "status"}).get<std::string>() : "";
       const json &sym = json_at(l, {"trip_count", "symbolic"});
@@ -343,9 +344,9 @@ SweepModel SweepModel::build(const json &dsl, const Rates &rates, const std::str
     for (const json &d : dots) {
       Item item;
       item.term = kSweepCube;
-      item.work_per_exec = num(d["flop_per_execution"]);
-      item.base_exec = sound_min(d["executions_per_program"]).value_or(0);
-      item.loop = loop_of(d["loop"]);
+      item.work_per_exec = num(json_at(d, {"flop_per_execution"}));
+      item.base_exec = sound_min(json_at(d, {"executions_per_program"})).value_or(0);
+      item.loop = loop_of(json_at(d, {"loop"}));
       Rate<u::FlopPerSecond> r = rates.cube(d.value("unit_class", std::string("cube_fp16")));
       if (!r.known()) {
         m.limitations.push_back("dot " + d.value("unit_class", std::string()) + ": no cube rate (" + r.record.reason + ")");
@@ -358,7 +359,7 @@ SweepModel SweepModel::build(const json &dsl, const Rates &rates, const std::str
   for (const char *group : {"vector", "transcendental", "reduction", "scan"})
     if (const json &g = json_at(dsl, {"flop", group}); g.is_object())
       for (const auto &[dtype, entry] : g.items()) {
-        std::optional<double> per_program = sound_min(entry["per_program"]);
+        std::optional<double> per_program = sound_min(json_at(entry, {"per_program"}));
         Rate<u::FlopPerSecond> r = rates.vector_flop(dtype);
         if (!per_program || !r.known()) continue;
         m.vector_flop_base_ += *per_program / (r.value->value() * m.aiv_instances_);
@@ -394,28 +395,28 @@ SweepModel SweepModel::build(const json &dsl, const Rates &rates, const std::str
       double bw = direction == "read" ? read_bw : write_bw;
       if (bw <= 0) continue;
       item.time_per_unit = 1.0 / bw;
-      item.work_per_exec = num(a["bytes_per_execution"]);
-      item.base_exec = sound_min(a["executions_per_program"]).value_or(0);
-      item.loop = loop_of(a["loop"]);
-      item.elem_bytes = num(a["element_bytes"], 1);
-      item.arg = a["arg"].is_number() ? a["arg"].get<int>() : -1;
-      const json &mask = a["mask"];
+      item.work_per_exec = num(json_at(a, {"bytes_per_execution"}));
+      item.base_exec = sound_min(json_at(a, {"executions_per_program"})).value_or(0);
+      item.loop = loop_of(json_at(a, {"loop"}));
+      item.elem_bytes = num(json_at(a, {"element_bytes"}), 1);
+      item.arg = json_at(a, {"arg"}).is_number() ? json_at(a, {"arg"}).get<int>() : -1;
+      const json &mask = json_at(a, {"mask"});
       std::smatch match;
-      std::string expr = mask.is_object() && mask["expr"].is_string() ? mask["expr"].get<std::string>() : "";
-      bool one_d = a["shape"].is_array() && a["shape"].size() == 1;
+      std::string expr = mask.is_object() && json_at(mask, {"expr"}).is_string() ? json_at(mask, {"expr"}).get<std::string>() : "";
+      bool one_d = json_at(a, {"shape"}).is_array() && json_at(a, {"shape"}).size() == 1;
       if (mask.is_object() && one_d && std::regex_match(expr, match, contiguous) &&
-          std::stod(match[1]) == num(a["elements"]) && arg_index(match[2]) >= 0 && item.loop < 0) {
+          std::stod(match[1]) == num(json_at(a, {"elements"})) && arg_index(match[2]) >= 0 && item.loop < 0) {
         item.contiguous_1d = true;
         item.k = std::stod(match[1]);
         item.bound_arg = arg_index(match[2]);
       } else {
         bool uses_grid = false;
-        std::string offset = a["offset"].is_string() ? a["offset"].get<std::string>() : "?";
+        std::string offset = json_at(a, {"offset"}).is_string() ? json_at(a, {"offset"}).get<std::string>() : "?";
         item.depends = args_named(offset + " " + expr, m.arg_keys, uses_grid);
-        if (mask.is_object() || a["offset"].is_null()) {
+        if (mask.is_object() || json_at(a, {"offset"}).is_null()) {
           item.fixed = true;
           item.depends.push_back(-2);  // the whole launch
-          item.base_unique = sound_value(a["active_bytes"]).value_or(0);
+          item.base_unique = sound_value(json_at(a, {"active_bytes"})).value_or(0);
           int line = static_cast<int>(num(json_at(a, {"source", "line"}), 0));
           m.limitations.push_back("access at line " + std::to_string(line) + " (" + (expr.empty() ? "untraced offset" : expr) +
                                   "): its bytes are kept only for the base launch");
@@ -429,7 +430,7 @@ SweepModel SweepModel::build(const json &dsl, const Rates &rates, const std::str
   for (const char *direction : {"read", "written", "atomic"})
     if (const json &by_arg = json_at(dsl, {"bytes", direction, "by_arg"}); by_arg.is_array())
       for (const json &arg : by_arg) {
-        int arg_id = static_cast<int>(num(arg["arg"], -1));
+        int arg_id = static_cast<int>(num(json_at(arg, {"arg"}), -1));
         bool write = std::string(direction) != "read";
         bool all_contiguous = true, counted = false;
         for (Item &item : m.items_) {
@@ -449,7 +450,7 @@ SweepModel SweepModel::build(const json &dsl, const Rates &rates, const std::str
         item.fixed = true;
         item.depends = {-2};
         for (size_t k = 0; k < m.arg_keys.size(); ++k) item.depends.push_back(static_cast<int>(k));
-        item.base_unique = sound_value(arg["unique_total"]).value_or(0);
+        item.base_unique = sound_value(json_at(arg, {"unique_total"})).value_or(0);
         m.items_.push_back(std::move(item));
       }
   return m;

@@ -258,10 +258,10 @@ class Calibrator {
       spec_.fail(spec_.require(entry, key, where), where + ": '" + key + "' names constant '" + id +
                                                        "', which is not defined earlier in the spec");
     const json &c = constants[id];
-    if (c["unit"] != std::string(units::canonical_unit(want)) || !c["value"].is_number())
+    if (c.value("unit", json()) != std::string(units::canonical_unit(want)) || !c.value("value", json()).is_number())
       spec_.fail(spec_.require(entry, key, where), where + ": constant '" + id + "' is not a number in " +
                                                        std::string(units::canonical_unit(want)));
-    return c["value"].get<double>();
+    return c.at("value").get<double>();
   }
 
   static json interval_json(const Interval &interval, const std::string &of) {

@@ -311,7 +311,7 @@ int counterfactual_main(const pb::sdk::Host &host, const std::vector<std::string
         std::string why = result.is_discarded() ? "no run result" : "run " + result.value("status", std::string("?"));
         if (!result.is_discarded())
           for (const json &node : result.value("nodes", json::array()))
-            if (node["error"].is_string()) why += ": " + node["error"].get<std::string>();
+            if (const json error = node.value("error", json()); error.is_string()) why += ": " + error.get<std::string>();
         throw pb::sdk::InputError(hivm.string() + ": the HIVM extraction failed (" + why + ")");
       }
       return result["outputs"]["program"];

@@ -74,7 +74,7 @@ std::string string_at(const json &obj, std::initializer_list<const char *> path,
 /// The share of the IR's ops the bound counts ("100 %", "-" without one).
 std::string coverage_cell(const json &bound) {
   const json &cov = bound.value("coverage", json());
-  if (!cov.is_object() || !cov["share"].is_number()) return "-";
+  if (!cov.is_object() || !(cov.contains("share") && cov["share"].is_number())) return "-";
   std::ostringstream os;
   os << static_cast<int>(std::floor(cov["share"].get<double>() * 100)) << " %";
   return os.str();
@@ -82,9 +82,9 @@ std::string coverage_cell(const json &bound) {
 
 std::string binding_cell(const json &validation) {
   const json &binding = validation["binding"];
-  std::string predicted = binding["predicted"].is_string() ? binding["predicted"].get<std::string>() : "-";
-  std::string measured = binding["measured"].is_string() ? binding["measured"].get<std::string>() : "-";
-  std::string verdict = binding["match"].is_boolean() ? (binding["match"].get<bool>() ? " (match)" : " (differ)") : "";
+  std::string predicted = (binding.contains("predicted") && binding["predicted"].is_string()) ? binding["predicted"].get<std::string>() : "-";
+  std::string measured = (binding.contains("measured") && binding["measured"].is_string()) ? binding["measured"].get<std::string>() : "-";
+  std::string verdict = (binding.contains("match") && binding["match"].is_boolean()) ? (binding["match"].get<bool>() ? " (match)" : " (differ)") : "";
   return predicted + " / " + measured + verdict;
 }
 
@@ -368,7 +368,7 @@ std::string render_corpus_table(const json &doc) {
         << pad_left(ratio_cell(number_at(c, {"tightness", "value"})), 9) << "  "
         << pad_left(coverage_cell(c["bound"]), 8) << "  " << binding_cell(c) << "\n";
     if (c["status"] != "PASS") out << pad_right("", name_width) << "  " << c["reason"].get<std::string>() << "\n";
-    if (const json &cov = c["bound"].value("coverage", json()); cov.is_object() && cov["warning"].is_string())
+    if (const json &cov = c["bound"].value("coverage", json()); cov.is_object() && (cov.contains("warning") && cov["warning"].is_string()))
       out << pad_right("", name_width) << "  coverage: " << cov["warning"].get<std::string>() << "\n";
   }
   const json &s = doc["summary"];
@@ -388,7 +388,7 @@ std::string render_corpus_table(const json &doc) {
 
 std::string render_validation(const json &v) {
   std::ostringstream out;
-  out << (v["case"].is_string() ? v["case"].get<std::string>() + ": " : "") << "kernel " << v["kernel"].get<std::string>()
+  out << ((v.contains("case") && v["case"].is_string()) ? v["case"].get<std::string>() + ": " : "") << "kernel " << v["kernel"].get<std::string>()
       << ": " << v["status"].get<std::string>() << "\n  " << v["reason"].get<std::string>() << "\n";
   out << "  bound " << us_cell(number_at(v, {"bound", "value"})) << " us (tier " << string_at(v, {"bound", "tier"}, "-")
       << ", binding " << string_at(v, {"bound", "binding_term"}, "-") << "), measured "
@@ -402,7 +402,7 @@ std::string render_validation(const json &v) {
       << " us, author headroom " << us_cell(number_at(v, {"reachability", "author_headroom", "value"})) << " us\n";
   out << "  binding (predicted / msprof): " << binding_cell(v) << "\n";
   out << "  coverage: " << coverage_cell(v["bound"]) << " of the IR's ops counted";
-  if (const json &cov = v["bound"].value("coverage", json()); cov.is_object() && cov["warning"].is_string())
+  if (const json &cov = v["bound"].value("coverage", json()); cov.is_object() && (cov.contains("warning") && cov["warning"].is_string()))
     out << "; " << cov["warning"].get<std::string>();
   out << "\n";
   for (const json &w : v.value("warnings", json::array())) out << "  warning: " << w.get<std::string>() << "\n";

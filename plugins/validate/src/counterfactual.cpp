@@ -201,11 +201,11 @@ json compare_delta(const json &predicted, const json &baseline, const json &edit
   json comparison = {{"measured_delta", {{"value", measured}, {"unit", "s"}, {"statistic", "median edited - median baseline"}}},
                      {"measured_min_delta", {{"value", edit_min - base_min}, {"unit", "s"}}},
                      {"predicted_delta", predicted}};
-  if (predicted["value"].is_number()) {
+  if (predicted.contains("value") && predicted["value"].is_number()) {
     const double p = predicted["value"].get<double>();
     comparison["error"] = {{"value", measured - p}, {"unit", "s"}, {"definition", "measured - predicted"}};
     comparison["ratio"] = p != 0 ? json(measured / p) : json(nullptr);
-    if (predicted["interval"].is_object())
+    if (predicted.contains("interval") && predicted["interval"].is_object())
       comparison["within_interval"] =
           measured >= predicted["interval"]["low"].get<double>() && measured <= predicted["interval"]["high"].get<double>();
   }
@@ -222,7 +222,7 @@ std::optional<double> blocks_per_core(const json &program, const json &op, const
   const json &function = program["functions"][op["function"].get<size_t>()];
   // A mix kernel's block runs on one AIC and its AIV pair: AIC-many blocks
   // at a time. A pure kernel's blocks spread over all cores of its type.
-  const bool mix = function["mix_part"].is_string();
+  const bool mix = (function.contains("mix_part") && function["mix_part"].is_string());
   const std::string core = mix ? "aic" : op["core"].get<std::string>();
   std::optional<double> cores = pb::sdk::quantity_value(profile["cores"][core], "cores");
   if (!cores || *cores <= 0) {
@@ -558,7 +558,7 @@ json run_counterfactual(const CounterfactualConfig &config, const Counterfactual
   }
   doc["status"] = "PASS";
   doc["reason"] = "both variants measured; outputs match; measured delta " + us_text(measured_delta) +
-                  (predicted["value"].is_number() ? ", predicted " + us_text(predicted["value"].get<double>()) : std::string());
+                  ((predicted.contains("value") && predicted["value"].is_number()) ? ", predicted " + us_text(predicted["value"].get<double>()) : std::string());
   return doc;
 }
 
@@ -579,9 +579,9 @@ std::string render_counterfactual(const json &doc) {
   for (const json &p : check.value("problems", json::array())) out << "    problem: " << p.get<std::string>() << "\n";
   for (const json &s : check.value("side_effects", json::array())) out << "    side effect: " << s.get<std::string>() << "\n";
   const json &delta = doc["prediction"]["time_delta"];
-  if (delta["value"].is_number()) {
+  if (delta.contains("value") && delta["value"].is_number()) {
     out << "  predicted time delta: " << us_text(delta["value"].get<double>());
-    if (delta["interval"].is_object())
+    if (delta.contains("interval") && delta["interval"].is_object())
       out << " (95 % interval " << us_text(delta["interval"]["low"].get<double>()) << " .. "
           << us_text(delta["interval"]["high"].get<double>()) << ")";
     out << "\n";
@@ -590,7 +590,7 @@ std::string render_counterfactual(const json &doc) {
   }
   if (doc["prediction"].contains("bound_delta")) {
     const json &b = doc["prediction"]["bound_delta"];
-    out << "  bound delta: " << (b["value"].is_number() ? us_text(b["value"].get<double>()) : "unknown: " + b.value("reason", std::string()))
+    out << "  bound delta: " << ((b.contains("value") && b["value"].is_number()) ? us_text(b["value"].get<double>()) : "unknown: " + b.value("reason", std::string()))
         << "\n";
   }
   if (doc.contains("comparison")) {

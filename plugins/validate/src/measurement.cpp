@@ -277,7 +277,9 @@ json measure_bench_result(const json &bench_result, const std::string &case_name
                           "no row named '" + case_name + "' in " + source_info.origin + "; rows: " + join(names));
   const std::string status = row->value("status", std::string());
   if (status != "ok") {
-    std::string why = (*row)["reason"].is_string() ? (*row)["reason"].get<std::string>() : std::string("no reason given");
+    // value(), not const operator[]: a row without "reason" is undefined behaviour there.
+    const json reason = row->value("reason", json());
+    std::string why = reason.is_string() ? reason.get<std::string>() : std::string("no reason given");
     return empty_document(case_name, source, rule,
                           "row '" + case_name + "' of " + source_info.origin + " has status '" + status +
                               "', not a clean measurement: " + why);

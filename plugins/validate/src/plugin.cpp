@@ -32,8 +32,8 @@ std::string render_calibration(const json &doc, bool md) {
   const json constants = doc.value("constants", json::object());
   for (const auto &[id, c] : constants.items()) {
     std::string unit = c.value("unit", std::string());
-    std::string value = c["value"].is_number() ? pb::units::format_number(c["value"].get<double>()) + " " + unit
-                        : c["value"].is_object() ? "table, " + std::to_string(c["value"]["points"].size()) + " points (" + unit + ")"
+    std::string value = (c.contains("value") && c["value"].is_number()) ? pb::units::format_number(c["value"].get<double>()) + " " + unit
+                        : (c.contains("value") && c["value"].is_object()) ? "table, " + std::to_string(c["value"]["points"].size()) + " points (" + unit + ")"
                                                  : "null";
     std::string ci = c.value("ci95", json()).is_object()
                          ? pb::units::format_number(c["ci95"]["low"].get<double>()) + " .. " + pb::units::format_number(c["ci95"]["high"].get<double>())

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include <perfbound/sdk/input_file.hpp>
 #include <perfbound/sdk/sha256.hpp>
 #include "process.hpp"
 #include "protocol.hpp"
@@ -165,8 +166,12 @@ static void check_plan_members(const json &plan, const std::string &where) {
 }
 
 json load_plan(const fs::path &path) {
-  std::optional<std::string> text = read_whole_file(path);
-  if (!text) throw pb::sdk::InputError(path.string() + ": cannot read the plan");
+  // A regular file up to the data-file limit, UTF-8, nested no deeper than
+  // the other JSON readers allow; the message names the file (and the line
+  // and column of a bad byte or of the bracket past the depth limit).
+  std::string error;
+  std::optional<std::string> text = pb::sdk::read_json_input_file(path, pb::sdk::kMaxDataFileBytes, error);
+  if (!text) throw pb::sdk::InputError(error);
   json plan = json::parse(*text, nullptr, false);
   if (plan.is_discarded() || !plan.is_object())
     throw pb::sdk::InputError(path.string() + ":1: not a JSON object (make one with perfbound bench prepare)");

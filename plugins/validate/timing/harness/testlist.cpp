@@ -1,10 +1,9 @@
 //===- testlist.cpp - OperatorX testlist parsing ---------------------------===//
 #include "testlist.hpp"
 
-#include <fstream>
 #include <set>
-#include <sstream>
 
+#include <perfbound/sdk/input_file.hpp>
 #include <perfbound/sdk/json.hpp>
 
 #include <perfbound/sdk/sha256.hpp>
@@ -228,6 +227,10 @@ TestlistEntry check_entry(const json &entry, size_t index, int line, const fs::p
 }  // namespace
 
 Testlist parse_testlist(const std::string &text, const fs::path &origin) {
+  // Deeper than the other readers allow: refused before parsing (walking or
+  // serialising such a document recurses once per level).
+  if (std::string deep = pb::sdk::json_depth_error(text, origin.string()); !deep.empty())
+    throw pb::sdk::InputError(deep);
   json parsed;
   try {
     parsed = json::parse(text);
@@ -255,11 +258,10 @@ Testlist parse_testlist(const std::string &text, const fs::path &origin) {
 }
 
 Testlist load_testlist(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw pb::sdk::InputError(path.string() + ": cannot read the testlist");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_testlist(buffer.str(), path);
+  std::string error;
+  std::optional<std::string> text = pb::sdk::read_input_file(path, pb::sdk::kMaxConfigFileBytes, error);
+  if (!text) throw pb::sdk::InputError(path.string() + ": cannot read the testlist: " + error);
+  return parse_testlist(*text, path);
 }
 
 }  // namespace pb::bench
