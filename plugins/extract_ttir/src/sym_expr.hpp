@@ -146,6 +146,7 @@ class ExprPool {
   /// Human-readable form, e.g. "2048*pid_x + i0" or "cdiv(K, 16)".
   [[nodiscard]] std::string to_string(ExprId e, const ExprNamer &namer) const;
   [[nodiscard]] std::string poly_to_string(const Poly &poly, const ExprNamer &namer) const;
+  // (both in expr_print.cpp: print_expr, print_poly)
 
  private:
   ExprId leaf(ExprOp op, std::int64_t value);
@@ -164,6 +165,14 @@ class ExprPool {
   std::vector<ExprId> bindings_;       // per placeholder
   std::vector<OpaqueInfo> opaques_;    // per opaque
 };
+
+/// The human-readable form (expr_print.cpp); ExprPool::to_string and
+/// poly_to_string call these.
+std::string print_expr(const ExprPool &pool, ExprId e, const ExprNamer &namer);
+std::string print_poly(const ExprPool &pool, const Poly &poly, const ExprNamer &namer);
+
+inline std::string ExprPool::to_string(ExprId e, const ExprNamer &namer) const { return print_expr(*this, e, namer); }
+inline std::string ExprPool::poly_to_string(const Poly &poly, const ExprNamer &namer) const { return print_poly(*this, poly, namer); }
 
 /// Values of everything an expression may read, for one program.
 struct EvalEnv {
