@@ -191,3 +191,14 @@ TEST_CASE("a document input nested too deep or not UTF-8 is refused at its line 
   CHECK(bytes.code == 3);
   CHECK(bytes.err.find((tmp / "bytes.json").string() + ":2:8: invalid UTF-8 byte 0xFF") != std::string::npos);
 }
+
+TEST_CASE("nlohmann::json checks throw in every build type: a missing member read through const operator[]") {
+  // Under NDEBUG nlohmann's default check compiles to nothing and this read
+  // dereferences the end iterator; the project's JSON_ASSERT makes it an
+  // exception the plugin barrier and the host report as an internal error.
+  const json doc = {{"present", 1}};
+  CHECK_THROWS_WITH_AS(static_cast<void>(doc["absent"]), doctest::Contains("no such value"), std::logic_error);
+  CHECK(doc["present"] == 1);
+  const json object_in_array = json::array({json::object()});
+  CHECK_THROWS_AS(static_cast<void>(object_in_array[0]["absent"]), std::logic_error);
+}

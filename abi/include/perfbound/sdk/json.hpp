@@ -8,6 +8,8 @@
 #ifndef PERFBOUND_SDK_JSON_HPP
 #define PERFBOUND_SDK_JSON_HPP
 
+#include "perfbound/sdk/json_assert.hpp"  // before nlohmann: its checks throw
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
