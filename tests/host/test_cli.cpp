@@ -96,24 +96,10 @@ TEST_CASE("run: Ctrl-C stops the run with exit 130 and a report whose later node
                                          "[outputs]\nend = \"second.out\"\n");
   std::vector<std::string> args = concat(plugin_args({"good"}), {"run", (tmp / "chain.toml").string(), "--jobs", "1", "--out",
                                                                   (tmp / "out").string(), "--format", "json"});
-  std::string exe = PB_PERFBOUND_EXE;
-  pid_t pid = fork();
-  if (pid == 0) {
-    std::vector<char *> argv{const_cast<char *>(exe.c_str())};
-    for (std::string &a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    if (freopen((tmp / "stderr").c_str(), "w", stderr) == nullptr || freopen("/dev/null", "w", stdout) == nullptr) _exit(126);
-    setenv("PERFBOUND_PLUGIN_PATH", "", 1);
-    execv(exe.c_str(), argv.data());
-    _exit(127);
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-  kill(pid, SIGINT);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  REQUIRE(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 130);
-  CHECK(pbtest::read_file(tmp / "stderr").find("perfbound: interrupted") != std::string::npos);
+  auto r = pbtest::run_cli_signalled(args, SIGINT, std::chrono::milliseconds(1500));
+  CHECK(r.end_signal == 0);
+  CHECK(r.code == 130);
+  CHECK(r.err.find("perfbound: interrupted") != std::string::npos);
   json run = json::parse(pbtest::read_file(tmp / "out" / "run.json"));
   CHECK(run["status"] == "interrupted");
   for (const json &n : run["nodes"]) {
@@ -339,23 +325,9 @@ TEST_CASE("perfbound sweep: backwards and oversized ranges are refused, --max-co
 
   // A million configurations take seconds to render; SIGTERM ends it with 130.
   pbtest::write_file(tmp / "million.json", R"({"args":{"n_elements":{"from":1,"to":1e6}}})");
-  std::string exe = PB_PERFBOUND_EXE;
-  std::vector<std::string> args = {"sweep", "--dsl", dsl, "--configs", (tmp / "million.json").string()};
-  pid_t pid = fork();
-  if (pid == 0) {
-    std::vector<char *> argv{const_cast<char *>(exe.c_str())};
-    for (std::string &a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    if (freopen((tmp / "stderr").c_str(), "w", stderr) == nullptr || freopen("/dev/null", "w", stdout) == nullptr) _exit(126);
-    setenv("PERFBOUND_PLUGIN_PATH", "", 1);
-    execv(exe.c_str(), argv.data());
-    _exit(127);
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-  kill(pid, SIGTERM);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  REQUIRE(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 130);
-  CHECK(pbtest::read_file(tmp / "stderr").find("perfbound sweep: sweep interrupted") != std::string::npos);
+  auto interrupted = pbtest::run_cli_signalled({"sweep", "--dsl", dsl, "--configs", (tmp / "million.json").string()}, SIGTERM,
+                                               std::chrono::milliseconds(1500));
+  CHECK(interrupted.end_signal == 0);
+  CHECK(interrupted.code == 130);
+  CHECK(interrupted.err.find("perfbound sweep: sweep interrupted") != std::string::npos);
 }

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "combine.hpp"
+#include "render.hpp"
 
 namespace m = pb::models;
 using pb::sdk::json;
@@ -140,6 +141,14 @@ TEST_CASE("combine: a chip-level launch floor that binds is latency-bound on 'la
   CHECK(none["bound"]["binding_term"] == "bare_floor");
   CHECK(none["verdict"]["class"].is_null());
   CHECK(none["verdict"]["unit"].is_null());
+  // The renderings say nothing of a unit there is none of (was "unit -").
+  for (const char *format : {"text", "md", "html"}) {
+    CAPTURE(format);
+    const std::string text = m::render_document(m::kReportSchema, none, format).value();
+    CHECK(text.find("unit -") == std::string::npos);
+    CHECK(text.find("unit ") == std::string::npos);
+    CHECK(text.find("no verdict") != std::string::npos);
+  }
 }
 
 TEST_CASE("term documents: a vendor term without 'assurance' is strict only when it says it is sound") {

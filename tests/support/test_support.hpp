@@ -9,9 +9,11 @@
 #define PERFBOUND_TESTS_TEST_SUPPORT_HPP
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +21,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace pbtest {
@@ -60,21 +63,20 @@ class TempDir {
 };
 
 struct CliResult {
-  int code = -1;
+  int code = -1;        // exit status, or 128 + the signal that ended it
+  int end_signal = 0;   // the signal that ended it (0: it exited)
   std::string out;
   std::string err;
 };
 
-/// Runs a program with `args`, in `cwd` when given, with extra environment
-/// variables; captures stdout and stderr.
-inline CliResult run_program(const std::string &program, const std::vector<std::string> &args, const fs::path &cwd = {},
-                             const std::map<std::string, std::string> &env = {}) {
-  TempDir tmp;
-  fs::path out_path = tmp / "stdout";
-  fs::path err_path = tmp / "stderr";
+/// Starts `program` with `args` in a child, in `cwd` when given, with extra
+/// environment variables, its stdout and stderr going to the two files (an
+/// empty `out_path` discards stdout).
+inline pid_t start_program(const std::string &program, const std::vector<std::string> &args, const fs::path &out_path,
+                           const fs::path &err_path, const fs::path &cwd, const std::map<std::string, std::string> &env) {
   pid_t pid = fork();
   if (pid == 0) {
-    int out_fd = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int out_fd = open(out_path.empty() ? "/dev/null" : out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int err_fd = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(out_fd, 1);
     dup2(err_fd, 2);
@@ -87,13 +89,28 @@ inline CliResult run_program(const std::string &program, const std::vector<std::
     execv(program.c_str(), argv.data());
     _exit(127);
   }
+  return pid;
+}
+
+/// Waits for the child `pid` and collects what start_program captured.
+inline CliResult finish_program(pid_t pid, const fs::path &out_path, const fs::path &err_path) {
   int status = 0;
   waitpid(pid, &status, 0);
   CliResult r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = read_file(out_path);
+  r.end_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + r.end_signal;
+  if (!out_path.empty()) r.out = read_file(out_path);
   r.err = read_file(err_path);
   return r;
+}
+
+/// Runs a program with `args`, in `cwd` when given, with extra environment
+/// variables; captures stdout and stderr.
+inline CliResult run_program(const std::string &program, const std::vector<std::string> &args, const fs::path &cwd = {},
+                             const std::map<std::string, std::string> &env = {}) {
+  TempDir tmp;
+  return finish_program(start_program(program, args, tmp / "stdout", tmp / "stderr", cwd, env), tmp / "stdout",
+                        tmp / "stderr");
 }
 
 /// Runs the perfbound binary under test. PERFBOUND_PLUGIN_PATH is cleared so
@@ -102,6 +119,17 @@ inline CliResult run_cli(const std::vector<std::string> &args, const fs::path &c
                          std::map<std::string, std::string> env = {}) {
   if (env.count("PERFBOUND_PLUGIN_PATH") == 0) env["PERFBOUND_PLUGIN_PATH"] = "";
   return run_program(PB_PERFBOUND_EXE, args, cwd, env);
+}
+
+/// Runs the perfbound binary under test like run_cli and sends it `signal`
+/// after `delay` (a user's Ctrl-C, a batch system's SIGTERM). Its stdout,
+/// possibly huge, is discarded.
+inline CliResult run_cli_signalled(const std::vector<std::string> &args, int signal, std::chrono::milliseconds delay) {
+  TempDir tmp;
+  const pid_t pid = start_program(PB_PERFBOUND_EXE, args, {}, tmp / "stderr", {}, {{"PERFBOUND_PLUGIN_PATH", ""}});
+  std::this_thread::sleep_for(delay);
+  kill(pid, signal);
+  return finish_program(pid, {}, tmp / "stderr");
 }
 
 inline fs::path plugin_dir(const std::string &name) { return fs::path(PB_TEST_PLUGIN_ROOT) / name; }

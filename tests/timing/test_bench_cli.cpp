@@ -96,30 +96,13 @@ Background start_background(const std::vector<std::string> &args, const std::map
   Background bg;
   bg.out = dir / "bg.stdout";
   bg.err = dir / "bg.stderr";
-  bg.pid = fork();
-  if (bg.pid == 0) {
-    int out_fd = open(bg.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int err_fd = open(bg.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(out_fd, 1);
-    dup2(err_fd, 2);
-    for (const auto &[key, value] : env) setenv(key.c_str(), value.c_str(), 1);
-    setenv("PERFBOUND_PLUGIN_PATH", "", 1);
-    std::vector<char *> argv;
-    std::string program = PB_PERFBOUND_EXE;
-    argv.push_back(program.data());
-    for (const std::string &arg : args) argv.push_back(const_cast<char *>(arg.c_str()));
-    argv.push_back(nullptr);
-    execv(program.c_str(), argv.data());
-    _exit(127);
-  }
+  std::map<std::string, std::string> environment = env;
+  environment["PERFBOUND_PLUGIN_PATH"] = "";
+  bg.pid = pbtest::start_program(PB_PERFBOUND_EXE, args, bg.out, bg.err, {}, environment);
   return bg;
 }
 
-int wait_background(const Background &bg) {
-  int status = 0;
-  waitpid(bg.pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
+int wait_background(const Background &bg) { return pbtest::finish_program(bg.pid, bg.out, bg.err).code; }
 
 bool wait_for_file(const fs::path &path, double seconds) {
   auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);

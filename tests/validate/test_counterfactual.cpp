@@ -302,26 +302,17 @@ TEST_CASE("Ctrl-C during a step kills its process group and exits 130") {
     return text;
   }());
   const auto start = std::chrono::steady_clock::now();
-  pid_t pid = fork();
-  if (pid == 0) {
-    setenv("PERFBOUND_PLUGIN_PATH", "", 1);
-    int null_fd = open("/dev/null", O_WRONLY);
-    dup2(null_fd, 1);
-    dup2(null_fd, 2);
-    execl(PB_PERFBOUND_EXE, PB_PERFBOUND_EXE, "counterfactual", o.config.c_str(), "--out", (o.dir / "out").c_str(),
-          static_cast<char *>(nullptr));
-    _exit(127);
-  }
+  const pid_t pid = pbtest::start_program(PB_PERFBOUND_EXE, {"counterfactual", o.config.string(), "--out", (o.dir / "out").string()},
+                                          {}, o.dir / "stderr", {}, {{"PERFBOUND_PLUGIN_PATH", ""}});
   // Wait until the hanging step runs (its pid file appears), then interrupt.
   for (int tick = 0; tick < 600 && !fs::exists(o.dir / "sh.pid"); ++tick) usleep(50 * 1000);
   REQUIRE(fs::exists(o.dir / "sh.pid"));
   usleep(100 * 1000);
   kill(pid, SIGINT);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  const pbtest::CliResult interrupted = pbtest::finish_program(pid, {}, o.dir / "stderr");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  REQUIRE(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 130);
+  CHECK(interrupted.end_signal == 0);
+  CHECK(interrupted.code == 130);
   CHECK(seconds < 30);
   // The step's shell (in its own process group) did not survive.
   const pid_t shell = std::stoi(pbtest::read_file(o.dir / "sh.pid"));

@@ -175,7 +175,9 @@ std::string report(const json &doc, bool md) {
   const json &verdict = doc["verdict"];
   std::string kernel = str(doc["kernel"], "name");
   std::string profile = str(doc["profile"], "name");
-  std::string verdict_text = str(verdict, "class", "no verdict") + ", unit " + str(verdict, "unit");
+  // A verdict without a unit (no class, or a component no unit runs) says nothing of one.
+  const std::string verdict_unit = str(verdict, "unit", "");
+  std::string verdict_text = str(verdict, "class", "no verdict") + (verdict_unit.empty() ? "" : ", unit " + verdict_unit);
   std::string bound_where = (bound.contains("value") && bound["value"].is_number())
                                 ? str(bound, "tier") + " tier, " + str(bound, "binding_term") + " on " +
                                       ((bound.contains("binding_core") && bound["binding_core"].is_string()) ? bound["binding_core"].get<std::string>() + " " : "") +

@@ -621,8 +621,10 @@ std::string report_html(const json &doc, const json *profile) {
     }
     os << "</div>";
   }
-  os << "<div class=\"k\">verdict</div><div><b>" << h::escape(str(verdict, "class", "no verdict")) << "</b>, unit "
-     << h::escape(str(verdict, "unit", "-")) << " <span class=\"muted\">" << h::escape(str(verdict, "why")) << "</span></div>";
+  const std::string verdict_unit = str(verdict, "unit");
+  os << "<div class=\"k\">verdict</div><div><b>" << h::escape(str(verdict, "class", "no verdict")) << "</b>"
+     << (verdict_unit.empty() ? "" : ", unit " + h::escape(verdict_unit)) << " <span class=\"muted\">" << h::escape(str(verdict, "why"))
+     << "</span></div>";
   const json &inv = member(member(doc, "limits"), "invariant");
   if (inv.is_object())
     os << "<div class=\"k\">invariant</div><div" << (member(inv, "holds") == json(false) ? " class=\"bad\"" : "") << ">"
