@@ -96,7 +96,7 @@ void parse_and_analyze(benchmark::State &state, const fs::path &path) {
 /// the input (issue 17: a single large function must scale linearly). The
 /// growth is measured from the resident set at the call (start_peak_window);
 /// the first size run in the process also pays the one-time cost of the
-/// first analyze_ttir (~5.6 MiB, mostly libMLIR/libLLVM code pages first
+/// first analyze_ttir (~6 MiB, mostly libMLIR/libLLVM code pages first
 /// touched; perfbound_ttir_extract --warm-up measures it apart).
 void single_function(benchmark::State &state) {
   const size_t bytes = static_cast<size_t>(state.range(0)) << 20;
