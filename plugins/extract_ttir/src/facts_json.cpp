@@ -11,7 +11,7 @@ json number(double v) {
 
 json loc_json(const SourceLoc &loc) {
   if (!loc.known()) return nullptr;
-  json j{{"file", loc.file}, {"line", loc.line}, {"col", loc.col}, {"in_ttir", loc.in_ttir}};
+  json j{{"file", loc.file.str()}, {"line", loc.line}, {"col", loc.col}, {"in_ttir", loc.in_ttir}};
   if (!loc.name.empty()) j["name"] = loc.name;
   return j;
 }

@@ -2,6 +2,7 @@
 #include "function_unit.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include <llvm/Support/raw_ostream.h>
 
@@ -79,6 +80,22 @@ std::string python_loc(mlir::Location loc, llvm::StringRef buffer_name) {
   return "";
 }
 
+namespace {
+
+/// One shared copy of each location text: the ops written at the same Python
+/// line (and every copy of a repeated body) share it. The table is per
+/// thread, and analyze_ttir parses and analyses on a thread of its own, so
+/// it lives as long as one analysis.
+SharedText interned(std::string text) {
+  if (text.empty()) return {};
+  thread_local std::unordered_map<std::string, SharedText> table;
+  auto [it, inserted] = table.try_emplace(text);
+  if (inserted) it->second = SharedText(std::move(text));
+  return it->second;
+}
+
+}  // namespace
+
 SourceLoc to_source(mlir::Location loc, llvm::StringRef buffer_name, bool with_python) {
   SourceLoc out;
   mlir::Location current = loc;
@@ -105,14 +122,14 @@ SourceLoc to_source(mlir::Location loc, llvm::StringRef buffer_name, bool with_p
       break;
     }
     if (auto file = llvm::dyn_cast<mlir::FileLineColLoc>(current)) {
-      out.file = file.getFilename().str();
+      out.file = interned(file.getFilename().str());
       out.line = static_cast<int>(file.getLine());
       out.col = static_cast<int>(file.getColumn());
       out.in_ttir = file.getFilename() == buffer_name;
     }
     break;
   }
-  if (with_python) out.python = python_loc(loc, buffer_name);
+  if (with_python) out.python = interned(python_loc(loc, buffer_name));
   return out;
 }
 

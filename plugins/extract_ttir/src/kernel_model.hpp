@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sym_expr.hpp"
@@ -25,8 +26,31 @@ namespace perfbound::ttir {
 /// kernel), else the TTIR file itself (`in_ttir` = true). `ttir_line` is the
 /// line in the TTIR text when known. `name` is the Python variable (3.5+
 /// named locations).
+/// An immutable string that the records holding the same text share (a
+/// Python file path, a "file:line:col"): a copy is a reference, so the tens
+/// of thousands of records of a large function hold each location's text
+/// once (issue 17: memory of one large function).
+class SharedText {
+ public:
+  SharedText() = default;
+  SharedText(std::string text)  // NOLINT(google-explicit-constructor)
+      : text_(text.empty() ? nullptr : std::make_shared<const std::string>(std::move(text))) {}
+  SharedText(const char *text) : SharedText(std::string(text)) {}  // NOLINT(google-explicit-constructor)
+  [[nodiscard]] const std::string &str() const { return text_ ? *text_ : empty_text(); }
+  operator const std::string &() const { return str(); }  // NOLINT(google-explicit-constructor)
+  [[nodiscard]] bool empty() const { return str().empty(); }
+  friend bool operator==(const SharedText &a, std::string_view b) { return a.str() == b; }
+
+ private:
+  static const std::string &empty_text() {
+    static const std::string empty;
+    return empty;
+  }
+  std::shared_ptr<const std::string> text_;
+};
+
 struct SourceLoc {
-  std::string file;
+  SharedText file;
   int line = 0;
   int col = 0;
   bool in_ttir = false;
@@ -35,7 +59,7 @@ struct SourceLoc {
   int ttir_line = 0;
   /// The innermost Python location, "file:line:col" (inlined library code
   /// names the library line); empty when the TTIR carries none.
-  std::string python;
+  SharedText python;
   [[nodiscard]] bool known() const { return line > 0; }
 };
 

@@ -2,7 +2,6 @@
 #include "tile_analysis.hpp"
 
 #include <algorithm>
-#include <map>
 #include <set>
 
 namespace perfbound::ttir {
@@ -121,48 +120,66 @@ void TileAnalysis::collect_tiles(tt::FuncOp func) {
 }
 
 void TileAnalysis::liveness_block(mlir::Block &block, const std::vector<int> &outer) {
-  // Position of each op; last position that uses each tile value, and
-  // positions of ops whose nested regions use it.
-  llvm::DenseMap<Operation *, size_t> position;
+  // Position of each op (a table sorted by op, searched: a fraction of a
+  // hash map's memory on a block of 50k ops); last position that uses each
+  // tile value, and positions of ops whose nested regions use it.
+  std::vector<std::pair<Operation *, size_t>> positions;
   size_t pos = 0;
-  for (Operation &op : block) position[&op] = pos++;
+  for (Operation &op : block) positions.emplace_back(&op, pos++);
+  std::sort(positions.begin(), positions.end());
+  auto position = [&](Operation *op) {
+    return std::lower_bound(positions.begin(), positions.end(), std::make_pair(op, size_t{0}))->second;
+  };
   struct Use {
+    int tile = -1;
     long def = -1;  // -1: a block argument, live from the block's start
     size_t last = 0;
     std::vector<size_t> nested;
   };
-  std::map<int, Use> uses;
+  std::vector<Use> uses;                // in the order the values are met
+  llvm::DenseMap<int, unsigned> use_of;  // tile -> its entry in `uses`
   auto track = [&](Value v, long def_pos) {
     auto it = tile_of_.find(v);
     if (it == tile_of_.end()) return;
     Use u;
+    u.tile = it->second;
     u.def = def_pos;
     u.last = def_pos < 0 ? 0 : static_cast<size_t>(def_pos);
     for (mlir::OpOperand &use : v.getUses()) {
       Operation *user = block.findAncestorOpInBlock(*use.getOwner());
       if (user == nullptr) continue;
-      size_t p = position[user];
+      size_t p = position(user);
       u.last = std::max(u.last, p);
       if (user != use.getOwner()) u.nested.push_back(p);
     }
-    uses[it->second] = std::move(u);
+    use_of[u.tile] = static_cast<unsigned>(uses.size());
+    uses.push_back(std::move(u));
   };
   for (mlir::BlockArgument arg : block.getArguments()) track(arg, -1);
-  for (Operation &op : block)
-    for (Value r : op.getResults()) track(r, static_cast<long>(position[&op]));
+  pos = 0;
+  for (Operation &op : block) {
+    for (Value r : op.getResults()) track(r, static_cast<long>(pos));
+    ++pos;
+  }
 
   // One sweep over the block: a tile is `open` from the op after its
   // definition to its last use, so each op looks only at the tiles defined
   // by it and those open at it (linear in the block, not ops x tiles).
-  std::vector<std::vector<int>> defined_at(pos), opens_at(pos + 1), closes_after(pos);
-  for (const auto &[tile, u] : uses) {
-    if (u.def >= 0) defined_at[static_cast<size_t>(u.def)].push_back(tile);
+  // The events (position, tile), sorted, are read with a cursor each.
+  using Event = std::pair<size_t, int>;
+  std::vector<Event> defined, opens, closes;
+  for (const Use &u : uses) {
+    if (u.def >= 0) defined.emplace_back(static_cast<size_t>(u.def), u.tile);
     const auto first = static_cast<size_t>(u.def + 1);
     if (first <= u.last) {
-      opens_at[first].push_back(tile);
-      closes_after[u.last].push_back(tile);
+      opens.emplace_back(first, u.tile);
+      closes.emplace_back(u.last, u.tile);
     }
   }
+  std::sort(defined.begin(), defined.end());
+  std::sort(opens.begin(), opens.end());
+  std::sort(closes.begin(), closes.end());
+  size_t next_defined = 0, next_open = 0, next_close = 0;
   std::set<int> open;
   auto push_point = [&](std::vector<int> live, Operation *op) {
     if (live.empty()) return;
@@ -171,9 +188,9 @@ void TileAnalysis::liveness_block(mlir::Block &block, const std::vector<int> &ou
     if (!model_.live_points.empty() && model_.live_points.back().tiles == live) return;
     model_.live_points.push_back({std::move(live), loc_of(op)});
   };
+  size_t p = 0;
   for (Operation &op : block) {
-    size_t p = position[&op];
-    open.insert(opens_at[p].begin(), opens_at[p].end());
+    for (; next_open < opens.size() && opens[next_open].first == p; ++next_open) open.insert(opens[next_open].second);
     std::vector<int> live = outer;
     std::vector<int> into_regions = outer;
     // Values that die here and become a result share its buffer: the
@@ -188,10 +205,11 @@ void TileAnalysis::liveness_block(mlir::Block &block, const std::vector<int> &ou
     if (auto for_op = llvm::dyn_cast<mlir::scf::ForOp>(op))
       for (Value init : for_op.getInitArgs()) share(init);
     // Results of this op.
-    live.insert(live.end(), defined_at[p].begin(), defined_at[p].end());
+    for (; next_defined < defined.size() && defined[next_defined].first == p; ++next_defined)
+      live.push_back(defined[next_defined].second);
     // Tiles defined before this op and used here or later.
     for (int tile : open) {
-      const Use &u = uses.at(tile);
+      const Use &u = uses[use_of.lookup(tile)];
       bool nested_here = std::find(u.nested.begin(), u.nested.end(), p) != u.nested.end();
       if (u.last == p && std::find(in_place.begin(), in_place.end(), tile) != in_place.end()) {
         if (nested_here) into_regions.push_back(tile);  // still read inside the loop
@@ -205,7 +223,8 @@ void TileAnalysis::liveness_block(mlir::Block &block, const std::vector<int> &ou
       if (llvm::isa<tt::ReduceOp, tt::ScanOp, tt::MapElementwiseOp>(op)) continue;
       for (mlir::Block &inner : region) liveness_block(inner, into_regions);
     }
-    for (int tile : closes_after[p]) open.erase(tile);
+    for (; next_close < closes.size() && closes[next_close].first == p; ++next_close) open.erase(closes[next_close].second);
+    ++p;
   }
 }
 

@@ -323,6 +323,56 @@ Expected<TtirModule> analyze_ttir(std::string_view text, const std::string &orig
 
 namespace {
 
+/// Parses one section (MLIR's parser, verified; a constant loop step must be
+/// positive) into `parsed` and records in `ttir_lines` the TTIR line of every
+/// op; the error message when it does not parse.
+std::optional<std::string> parse_section(mlir::MLIRContext &context, const std::string &section, int first_line,
+                                         const std::string &origin, std::string_view text,
+                                         mlir::OwningOpRef<mlir::ModuleOp> &parsed,
+                                         llvm::DenseMap<Operation *, int> &ttir_lines) {
+  std::string diagnostics;
+  llvm::raw_string_ostream diag_stream(diagnostics);
+  llvm::SourceMgr source_mgr;
+  source_mgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBuffer(section, origin, /*RequiresNullTerminator=*/false),
+                                llvm::SMLoc());
+  mlir::SourceMgrDiagnosticHandler handler(source_mgr, &context, diag_stream);
+  mlir::ParserConfig config(&context);
+  // The parser state records where each op is written: its TTIR line.
+  mlir::AsmParserState state;
+  mlir::Block block;
+  if (mlir::succeeded(mlir::parseAsmSourceFile(source_mgr, &block, config, &state)))
+    parsed = mlir::detail::constructContainerOpForParserIfNecessary<mlir::ModuleOp>(
+        &block, &context, mlir::FileLineColLoc::get(&context, origin, 0, 0));
+  if (!parsed) {
+    std::string message = diag_stream.str();
+    while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+    if (message.empty()) message = origin + ":" + std::to_string(first_line) + ": error: the TTIR does not parse";
+    if (auto marker = legacy_marker(text))
+      message = origin + ": error: pre-3.0 TTIR is not supported (" + *marker +
+                "); re-dump the kernel with Triton 3.0 or newer\n" + message;
+    return message;
+  }
+  // What MLIR's scf.for verifier checks only for `index` constants: a
+  // step that is a constant is positive (TTIR steps are i32).
+  std::optional<std::string> step_error;
+  parsed->walk([&](mlir::scf::ForOp loop) {
+    llvm::APInt step;
+    if (step_error || !mlir::matchPattern(loop.getStep(), mlir::m_ConstantInt(&step)) || step.isStrictlyPositive())
+      return;
+    loop.emitOpError() << "has a constant step of " << llvm::toString(step, 10, /*Signed=*/true) << ": a loop step must be positive";
+    step_error = diag_stream.str();
+  });
+  if (step_error) {
+    while (!step_error->empty() && (step_error->back() == '\n' || step_error->back() == ' ')) step_error->pop_back();
+    return step_error;
+  }
+  parsed->walk([&](Operation *op) {
+    if (const mlir::AsmParserState::OperationDefinition *def = state.getOpDef(op))
+      ttir_lines[op] = static_cast<int>(source_mgr.getLineAndColumn(def->loc.Start).first);
+  });
+  return std::nullopt;
+}
+
 Expected<TtirModule> analyze_ttir_on_this_thread(std::string_view text, const std::string &origin) {
   TtirModule module;
   module.origin = origin;
@@ -353,51 +403,21 @@ Expected<TtirModule> analyze_ttir_on_this_thread(std::string_view text, const st
       }
       section = std::move(rewritten);
     }
-    std::string diagnostics;
-    llvm::raw_string_ostream diag_stream(diagnostics);
-    llvm::SourceMgr source_mgr;
-    source_mgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBuffer(section, origin, /*RequiresNullTerminator=*/false),
-                                  llvm::SMLoc());
-    mlir::SourceMgrDiagnosticHandler handler(source_mgr, &context, diag_stream);
-    mlir::ParserConfig config(&context);
-    // The parser state records where each op is written: its TTIR line.
-    mlir::AsmParserState state;
-    mlir::Block block;
+    // Parsed with the parser state, which records where every op and every
+    // use of a value is written; only each op's TTIR line is kept from it
+    // (a table of op -> line), so that the state, the source manager and the
+    // section's text are freed before the analysis, which needs none of them
+    // (the largest of the transient costs at the peak, issue 17).
+    llvm::DenseMap<Operation *, int> ttir_lines;
     mlir::OwningOpRef<mlir::ModuleOp> parsed;
-    if (mlir::succeeded(mlir::parseAsmSourceFile(source_mgr, &block, config, &state)))
-      parsed = mlir::detail::constructContainerOpForParserIfNecessary<mlir::ModuleOp>(
-          &block, &context, mlir::FileLineColLoc::get(&context, origin, 0, 0));
-    if (!parsed) {
-      std::string message = diag_stream.str();
-      while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
-      if (message.empty()) message = origin + ":" + std::to_string(first_line) + ": error: the TTIR does not parse";
-      if (auto marker = legacy_marker(text))
-        message = origin + ": error: pre-3.0 TTIR is not supported (" + *marker +
-                  "); re-dump the kernel with Triton 3.0 or newer\n" + message;
-      return Error{message};
-    }
-    // What MLIR's scf.for verifier checks only for `index` constants: a
-    // step that is a constant is positive (TTIR steps are i32).
-    std::optional<std::string> step_error;
-    parsed->walk([&](mlir::scf::ForOp loop) {
-      llvm::APInt step;
-      if (step_error || !mlir::matchPattern(loop.getStep(), mlir::m_ConstantInt(&step)) || step.isStrictlyPositive())
-        return;
-      loop.emitOpError() << "has a constant step of " << llvm::toString(step, 10, /*Signed=*/true) << ": a loop step must be positive";
-      step_error = diag_stream.str();
-    });
-    if (step_error) {
-      while (!step_error->empty() && (step_error->back() == '\n' || step_error->back() == ' ')) step_error->pop_back();
-      return Error{*step_error};
-    }
+    if (auto error = parse_section(context, section, first_line, origin, text, parsed, ttir_lines))
+      return Error{*error};
+    std::string().swap(section);
     ++module.chunks;
     llvm::StringRef buffer_name(origin);
     parsed->walk([&](tt::FuncOp func) {
       KernelModel model;
-      FunctionAnalyzer analyzer(model, buffer_name, [&](Operation *op) {
-        const mlir::AsmParserState::OperationDefinition *def = state.getOpDef(op);
-        return def != nullptr ? static_cast<int>(source_mgr.getLineAndColumn(def->loc.Start).first) : 0;
-      });
+      FunctionAnalyzer analyzer(model, buffer_name, [&](Operation *op) { return ttir_lines.lookup(op); });
       analyzer.run(func);
       // The TTIR line of `tt.func ... @name(`: the k-th occurrence for the
       // k-th function of that name (lit files repeat names).
