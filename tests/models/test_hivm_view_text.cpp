@@ -29,7 +29,7 @@ std::string program_text(const std::filesystem::path &dump, const std::string &l
   std::vector<std::string> argv{"run", (pbtest::source_dir() / "tests" / "extract_hivm" / "data" / "hivm_program.toml").string(),
                                 "--set", "hivm=" + dump.string()};
   if (!launch.empty()) argv.insert(argv.end(), {"--set", launch});
-  argv.insert(argv.end(), {"--out", out.path().string(), "--format", "json", "-q"});
+  argv.insert(argv.end(), {"--out", out.path().string(), "-q"});
   pbtest::CliResult r = pbtest::run_cli(argv);
   INFO("stderr: " << r.err);
   REQUIRE(r.code == 0);
@@ -74,7 +74,9 @@ void check_same_error(const std::string &text, const std::string &expected) {
 }
 
 /// A small program written by hand: one AIV function, a GM load, a vector
-/// op, a scalar fallback naming op 2, with `ops` before everything else.
+/// op, a scalar fallback naming op 2, with `ops` before everything else, and
+/// members the view does not read (skipped while parsing) that hold `ops`
+/// and `blocks` members of their own.
 const char *kOpsFirst = R"({
   "ops": [
     {"id": 0, "line": 10, "op": "hivm.hir.load", "core": "aiv", "class": "dma", "pipes": ["MTE2"], "loc": "k.py:3:4",
@@ -89,6 +91,8 @@ const char *kOpsFirst = R"({
      "count": {"min": 0, "value": 64, "block_dependent": true, "reason": "depends on the block index"},
      "instructions": {"issued": 1, "scalar": 1}}
   ],
+  "estimates": [{"field": "count", "op": 0, "value": "2"}, [1, [2, {"ops": []}]], null],
+  "summary": {"ops": {"blocks": 3}, "functions": "x"},
   "fallbacks": [{"line": 14, "op": 2, "name": "memref.load", "cause": "scalar access", "count_per_block": 64},
                 {"line": 15, "op": 1, "name": "memref.store", "cause": "scalar access", "count_per_block": 3},
                 {"line": 16, "op": 99, "name": "memref.load", "cause": "scalar access", "count_per_block": 1}],

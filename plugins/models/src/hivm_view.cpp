@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -596,7 +597,9 @@ HivmView ProgramReader::finish(const json &program) {
 /// the root's `ops` array: each is handed to the reader as soon as it is
 /// complete and dropped (so the program is never held whole), or, when
 /// `blocks` (which the ops need) comes later in the text, held and added
-/// after the parse. The SAX interface rather than a parser callback:
+/// after the parse. Members of the root the reader never reads (`estimates`,
+/// `summary`, ...) are checked for syntax and not built. The SAX interface
+/// rather than a parser callback:
 /// nlohmann's callback parser (3.11) scans the enclosing container for a
 /// discarded value after every object it closes, which is quadratic in an
 /// array of objects.
@@ -609,6 +612,13 @@ class ProgramSax : public nlohmann::json_sax<json> {
   bool online = false;     // ops were added while parsing
   bool again = false;      // `ops` or `blocks` appears twice: read the whole document instead
 
+  /// The members of the root that ProgramReader reads.
+  static bool read_member(const std::string &key) {
+    static const char *const kRead[] = {"blocks", "fallbacks", "functions", "given_facts", "loops",
+                                        "ops", "source", "sync", "unmodelled"};
+    return std::any_of(std::begin(kRead), std::end(kRead), [&](const char *k) { return key == k; });
+  }
+
   bool null() override { return value(json(nullptr)); }
   bool boolean(bool v) override { return value(json(v)); }
   bool number_integer(number_integer_t v) override { return value(json(v)); }
@@ -619,9 +629,14 @@ class ProgramSax : public nlohmann::json_sax<json> {
   bool start_object(std::size_t /*size*/) override { return open(json::object()); }
   bool start_array(std::size_t /*size*/) override { return open(json::array()); }
   bool key(string_t &k) override {
+    if (skipped_ > 0) return true;
     json &object = *open_.back();
     if (open_.size() == 1) {
       root_key_ = k;
+      if (!read_member(k)) {
+        skip_next_ = true;
+        return true;
+      }
       if ((k == "ops" || k == "blocks") && object.contains(k)) again = true;
     }
     slot_ = &object[k];
@@ -655,10 +670,19 @@ class ProgramSax : public nlohmann::json_sax<json> {
     return slot_;
   }
   bool value(json &&v) {
+    if (skipped_ > 0 || skip_next_) {
+      skip_next_ = false;
+      return true;
+    }
     if (place(std::move(v)) == &element_) hand_over();
     return true;
   }
   bool open(json &&container) {
+    if (skipped_ > 0 || skip_next_) {
+      skip_next_ = false;
+      ++skipped_;
+      return true;
+    }
     bool ops = open_.size() == 1 && open_.back()->is_object() && root_key_ == "ops" && container.is_array();
     json *at = place(std::move(container));
     open_.push_back(at);
@@ -672,6 +696,10 @@ class ProgramSax : public nlohmann::json_sax<json> {
     return true;
   }
   bool close() {
+    if (skipped_ > 0) {
+      --skipped_;
+      return true;
+    }
     json *done = open_.back();
     open_.pop_back();
     if (done == &element_) hand_over();
@@ -693,6 +721,8 @@ class ProgramSax : public nlohmann::json_sax<json> {
   json *ops_ = nullptr;       // the root's `ops` array while it is open (stays empty)
   json element_;              // the element of `ops` being built
   std::string root_key_;      // the last member named at the root
+  bool skip_next_ = false;    // the next value is a root member nobody reads
+  size_t skipped_ = 0;        // depth inside such a member
 };
 
 }  // namespace
