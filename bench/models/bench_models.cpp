@@ -10,6 +10,8 @@
 //   bound_from_view/<case>        only the terms and the combiner, from the
 //                                 HivmView already read
 //   hivm_work/<case>              the aggregation alone (program -> work)
+//   hivm_work_from_text/<case>_text|_dom  the node as it runs: program text ->
+//                                 work, streamed (from_text) or parsed whole first
 //   render_html/<case>            the HTML fragment of the bound report (roofline,
 //                                 waterfall, bars, findings with source lines:
 //                                 the IR file is read), on top of the bound
@@ -153,6 +155,22 @@ void hivm_work(benchmark::State &state, const Case &c) {
   state.counters["document_bytes"] = static_cast<double>(text.size());
 }
 
+/// The hivm_work node as it runs: the program's JSON text to the work
+/// document, aggregated while parsed (`text`) or parsed whole first (`dom`,
+/// what the node did before HivmView::from_text).
+void hivm_work_from_text(benchmark::State &state, const Case &c, bool streamed) {
+  std::string text = program_text(c.dump, json::parse(c.launch));
+  if (text.empty()) {
+    state.SkipWithError("../shared not found: real dumps unavailable");
+    return;
+  }
+  for (auto _ : state) {
+    if (streamed) benchmark::DoNotOptimize(m::HivmView::from_text(text, "bench").to_work());
+    else benchmark::DoNotOptimize(m::HivmView::from_json(json::parse(text), "bench").to_work());
+  }
+  state.counters["document_bytes"] = static_cast<double>(text.size());
+}
+
 /// Only the terms and the combiner, from the HivmView a pipeline node
 /// builds once from its input document (the view's construction excluded).
 void bound_from_view(benchmark::State &state, const Case &c) {
@@ -227,6 +245,8 @@ BENCHMARK_CAPTURE(whole_bound, chunk_kda_from_program, kChunkKda, From::Program)
 BENCHMARK_CAPTURE(bound_from_view, chunk_kda, kChunkKda)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(bound_from_view, seeded_serial, kSeededSerial)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(hivm_work, chunk_kda, kChunkKda)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(hivm_work_from_text, chunk_kda_text, kChunkKda, true)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(hivm_work_from_text, chunk_kda_dom, kChunkKda, false)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(render_pictures, html_chunk_kda, kChunkKda, true)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(render_pictures, trace_chunk_kda, kChunkKda, false)->Unit(benchmark::kMicrosecond);
 // Fixed iteration counts, for instruction counts under valgrind --tool=callgrind

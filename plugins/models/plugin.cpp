@@ -51,7 +51,7 @@ m::TermOptions options_from(const pb::sdk::Params &params) {
 /// `hivm` (the whole program, aggregated here) is connected.
 m::HivmView read_view(pb::sdk::RunContext &ctx) {
   if (ctx.has_input("work")) return m::HivmView::from_work(ctx.json_input("work"), ctx.origin("work"));
-  return m::HivmView::from_json(ctx.json_input("hivm"), ctx.origin("hivm"));
+  return m::HivmView::from_text(ctx.text_input("hivm"), ctx.origin("hivm"));
 }
 
 /// `hivm_work`: aggregates a hivm_program once into the perfbound.hivm_work/1
@@ -60,7 +60,8 @@ class HivmWork : public pb::sdk::Node {
  public:
   explicit HivmWork(const pb::sdk::CreateContext &) {}
   void run(pb::sdk::RunContext &ctx) override {
-    ctx.set_output("work", m::HivmView::from_json(ctx.json_input("hivm"), ctx.origin("hivm")).to_work());
+    // Aggregated while the text is parsed: the program is never held whole.
+    ctx.set_output("work", m::HivmView::from_text(ctx.text_input("hivm"), ctx.origin("hivm")).to_work());
   }
 };
 

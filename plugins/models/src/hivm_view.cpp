@@ -2,6 +2,11 @@
 #include "hivm_view.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "term.hpp"
 
@@ -206,26 +211,63 @@ const ComponentWork *HivmView::find(const std::string &core, const std::string &
   return it == components.end() ? nullptr : &it->second;
 }
 
-HivmView HivmView::from_json(const json &program, const std::string &origin) {
-  HivmView view;
-  view.origin = origin;
+namespace {
+
+/// What the end of the program reads of an op record by its id (a fallback
+/// names its op): the record's `core` and `loc`, interned, so that the
+/// records themselves need not be kept.
+class OpTable {
+ public:
+  void add(const json &op) { rows_.push_back({intern(string_or(op, "core")), intern(string_or(op, "loc"))}); }
+  [[nodiscard]] size_t size() const { return rows_.size(); }
+  [[nodiscard]] const std::string &core(size_t id) const { return *strings_[rows_[id].first]; }
+  [[nodiscard]] const std::string &loc(size_t id) const { return *strings_[rows_[id].second]; }
+
+ private:
+  uint32_t intern(std::string text) {
+    auto [it, fresh] = index_.emplace(std::move(text), static_cast<uint32_t>(strings_.size()));
+    if (fresh) strings_.push_back(&it->first);
+    return it->second;
+  }
+  std::unordered_map<std::string, uint32_t> index_;  // nodes do not move: strings_ points into them
+  std::vector<const std::string *> strings_;
+  std::vector<std::pair<uint32_t, uint32_t>> rows_;  // per op: core, loc
+};
+
+/// Reads a perfbound.hivm_program/1 into a view in four steps, whatever
+/// holds the document: `read_head` (origin, core types, and the checks that
+/// name the document), `read_blocks`, `add_op` for every element of `ops`
+/// in order, `finish` (sync, fallbacks, loops, unmodelled, given facts).
+/// `add_op` reads nothing of the view but its block count, so the ops may
+/// be added before the head is read (HivmView::from_text does, while the
+/// text is parsed) as long as `read_blocks` came first.
+class ProgramReader {
+ public:
+  explicit ProgramReader(const std::string &origin) : where_(origin + ": perfbound.hivm_program/1") {
+    view_.origin = origin;
+  }
+  void read_head(const json &program);
+  void read_blocks(const json &program);
+  void add_op(const json &op);
+  HivmView finish(const json &program);
+
+ private:
+  HivmView view_;
+  OpTable ops_;
+  std::string where_;
+};
+
+void ProgramReader::read_head(const json &program) {
+  HivmView &view = view_;
+  const std::string &where = where_;
   // Evidence points at the dump itself, not at the edge it came over.
   if (program.contains("source") && program["source"].is_object() && program["source"].contains("origin") &&
       program["source"]["origin"].is_string())
     view.origin = program["source"]["origin"].get<std::string>();
-  const std::string where = origin + ": perfbound.hivm_program/1";
   const json &functions = pb::sdk::require(program, "functions", where);
   const json &ops = pb::sdk::require(program, "ops", where);
   if (!functions.is_array() || !ops.is_array())
     throw pb::sdk::InputError(where + ": 'functions' and 'ops' must be arrays");
-
-  // Block count.
-  const json &blocks = child(program, "blocks");
-  if (blocks.is_object() && blocks.contains("value") && blocks["value"].is_number()) {
-    view.blocks = blocks["value"].get<double>();
-  } else {
-    view.blocks_reason = string_or(blocks, "reason", "the document gives no block count (no launch grid)");
-  }
 
   // Core types and their instances per block.
   for (const json &fn : functions) {
@@ -239,225 +281,243 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
   }
   if (!view.aic.present && !view.aiv.present)
     throw pb::sdk::InputError(where + ": no function runs on an AIC or an AIV core");
+}
 
+void ProgramReader::read_blocks(const json &program) {
+  const json &blocks = child(program, "blocks");
+  if (blocks.is_object() && blocks.contains("value") && blocks["value"].is_number()) {
+    view_.blocks = blocks["value"].get<double>();
+    view_.blocks_reason.clear();
+  } else {
+    view_.blocks.reset();
+    view_.blocks_reason = string_or(blocks, "reason", "the document gives no block count (no launch grid)");
+  }
+}
+
+/// One op record: its work, coverage, transfers; and its row in `ops_`.
+void ProgramReader::add_op(const json &op) {
+  HivmView &view = view_;
+  ops_.add(op);
   const double grid_blocks = view.blocks.value_or(0);
-  for (const json &op : ops) {
-    std::string core = string_or(op, "core");
-    if (core != "aic" && core != "aiv") continue;
-    const std::string name = string_or(op, "op");
-    const std::string cls = string_or(op, "class");
-    const int line = static_cast<int>(number_or(op, "line", 0));
-    const int id = static_cast<int>(number_or(op, "id", -1));
-    const std::string loc = string_or(op, "loc");
-    const Layer strict = layer_of(op);
-    const json &given_obj = child(op, "given");
-    const bool has_given_layer = given_obj.is_object();
-    const Layer given = has_given_layer ? layer_of(given_obj) : Layer{};
-    const json &exec = child(op, "exec");
-    const json &estimated = child(op, "estimated");
-    std::string failure;  // why the last quantity asked for could not be counted
-    const json &instr = child(op, "instructions");
-    double issued_exec = number_or(instr, "issued", 0);
-    double scalar_exec = number_or(instr, "scalar", 0);
+  std::string core = string_or(op, "core");
+  if (core != "aic" && core != "aiv") return;
+  const std::string name = string_or(op, "op");
+  const std::string cls = string_or(op, "class");
+  const int line = static_cast<int>(number_or(op, "line", 0));
+  const int id = static_cast<int>(number_or(op, "id", -1));
+  const std::string loc = string_or(op, "loc");
+  const Layer strict = layer_of(op);
+  const json &given_obj = child(op, "given");
+  const bool has_given_layer = given_obj.is_object();
+  const Layer given = has_given_layer ? layer_of(given_obj) : Layer{};
+  const json &exec = child(op, "exec");
+  const json &estimated = child(op, "estimated");
+  std::string failure;  // why the last quantity asked for could not be counted
+  const json &instr = child(op, "instructions");
+  double issued_exec = number_or(instr, "issued", 0);
+  double scalar_exec = number_or(instr, "scalar", 0);
 
-    // Sound amount of one per-execution quantity (strict, plus what the
-    // user's facts add); an uncountable quantity is noted in `missing`.
-    auto amount = [&](const char *block_key, std::optional<double> per_exec, bool per_exec_estimated,
-                      const std::string &what) -> Amount {
-      std::string why;
-      std::optional<Amount> out = measure(strict, block_key, per_exec, per_exec_estimated, grid_blocks, why);
-      std::optional<Amount> with_facts;
-      if (has_given_layer) {
-        std::string ignored;
-        with_facts = measure(given, block_key, per_exec, per_exec_estimated, grid_blocks, ignored);
-      }
-      Amount result = out.value_or(Amount{});
-      if (with_facts) {
-        result.given_uniform = with_facts->uniform - result.uniform;
-        result.given_dependent = with_facts->dependent - result.dependent;
-      }
-      failure.clear();
-      if (!out) {
-        failure = why;
-        if (!with_facts) view.note_missing(what, name, line, why);
-      }
-      return result;
-    };
-    auto exec_value = [&](const char *key) -> std::optional<double> {
-      if (!exec.is_object() || !exec.contains(key) || !exec[key].is_number()) return std::nullopt;
-      return exec[key].get<double>();
-    };
-    auto add_work = [&](const std::string &component, const std::string &work_class, const Amount &a) {
-      ComponentWork &cw = view.components[core + "." + component];
-      cw.core = core;
-      cw.component = component;
-      cw.by_class[work_class].add(a);
-      remember(cw.top, {id, line, name, loc, a.uniform + (view.blocks ? a.dependent / *view.blocks : 0)});
-    };
-    // Coverage of the op's main quantity on `component`.
-    // `component` "issue" is the core's instruction issue (every op that
-    // issues instructions): it lists nothing itself, it marks whether the
-    // op's instructions are counted for the ops listed by their component.
-    bool issue_counted = false;
-    auto cover = [&](const std::string &component, const char *block_key, std::optional<double> per_exec,
-                     const Amount &a, const char *unit, bool excluded = false, bool list = true) {
-      if (strict.count.known_zero()) return;  // never executes in this launch
-      CoverageRow &row = view.coverage[core + "." + component];
-      row.core = core;
-      row.component = component;
-      row.unit = unit;
-      ++row.ops_present;
-      const json &block = *strict.block;
-      if (block.is_object() && block.contains(block_key) && block[block_key].is_number())
-        row.present += block[block_key].get<double>();
-      else if (per_exec && strict.count.value)
-        row.present += *per_exec * *strict.count.value;
-      else
-        row.present_known = false;
-      if (excluded) {
-        ++row.ops_excluded;
-        --row.ops_present;
-        return;
-      }
-      if (a.uniform > 0 || a.dependent > 0) {
-        ++row.ops_counted;
-        row.counted += a.uniform + (grid_blocks > 0 ? a.dependent / grid_blocks : 0.0);
-        if (!list) issue_counted = true;
-        return;
-      }
-      if (a.with_given().uniform > 0 || a.with_given().dependent > 0) {
-        // Counted in the bound the report gives (assurance given), not in
-        // the strict one.
-        ++row.ops_counted;
-        ++row.ops_given;
-        row.counted += a.with_given().uniform + (grid_blocks > 0 ? a.with_given().dependent / grid_blocks : 0.0);
-        if (!list) issue_counted = true;
-        return;
-      }
-      if (!list) return;
-      Uncounted u;
-      u.issue_counted = issue_counted;
-      u.line = line;
-      u.op = name;
-      u.core = core;
-      u.component = component;
-      u.loop_line = strict.count.unknown_loop;
-      u.hint = strict.count.hint;
-      u.issued_estimate = strict.count.value ? *strict.count.value * std::max(issued_exec, 1.0) : 0.0;
-      if (u.loop_line > 0) {
-        u.reason = "in the loop at line " + std::to_string(u.loop_line) + " whose trip count is unknown";
-        if (u.hint.empty()) u.hint = "give trips.\"" + std::to_string(u.loop_line) + "\"";
-      } else if (!failure.empty()) {
-        u.reason = failure;
-      } else if (strict.count.min <= 0) {
-        u.reason = "its guaranteed execution count is 0" +
-                   (strict.count.reason.empty() ? std::string() : " (" + strict.count.reason + ")");
-      } else {
-        u.reason = "its work could not be counted";
-      }
-      if (u.hint.empty() && strict.count.min <= 0) u.hint = "give the launch values or data facts its count depends on";
-      view.note_uncounted(std::move(u));
-    };
-
-    // Issued instructions: as written, and the part that must exist.
-    const std::string scalar_kind = string_or(op, "scalar_kind");
-    Amount issued = amount("issued_instructions", issued_exec, false, "issued instructions");
-    view.issued_as_written[core].add(issued);
-    Amount scalar = amount("scalar_instructions", scalar_exec, false, "scalar instructions");
-    view.scalar_as_written[core].add(scalar);
-    bool is_scalar_op = scalar_exec > 0 || (!scalar_kind.empty() && issued_exec == 0);
-    if (!is_scalar_op) {
-      // One instruction per cube op is all that must exist; the extractor's
-      // as-written count (load, mmad, bookkeeping) has no public source for
-      // a fixed number. Vector, DMA, sync: their instructions as counted.
-      Amount must = cls == "cube" && issued_exec > 1 ? amount("count", 1.0, false, "cube instructions") : issued;
-      view.issued_guaranteed[core].add(must);
-      if (issued_exec > 0) cover("issue", "issued_instructions", issued_exec, must, "instruction", false, false);
-    } else if (guaranteed_scalar_op(scalar_kind, name)) {
-      // One machine instruction per execution, whatever the op's IR count.
-      Amount one = amount("count", 1.0, false, "scalar instructions");
-      view.issued_guaranteed[core].add(one);
-      add_work("scalar", scalar_kind, one);
-      cover("issue", "count", 1.0, one, "instruction", false, false);
-      cover("scalar", "count", 1.0, one, "instruction");
-      remember(view.issue_top[core], {id, line, name, loc, one.uniform + (view.blocks ? one.dependent / *view.blocks : 0)});
+  // Sound amount of one per-execution quantity (strict, plus what the
+  // user's facts add); an uncountable quantity is noted in `missing`.
+  auto amount = [&](const char *block_key, std::optional<double> per_exec, bool per_exec_estimated,
+                    const std::string &what) -> Amount {
+    std::string why;
+    std::optional<Amount> out = measure(strict, block_key, per_exec, per_exec_estimated, grid_blocks, why);
+    std::optional<Amount> with_facts;
+    if (has_given_layer) {
+      std::string ignored;
+      with_facts = measure(given, block_key, per_exec, per_exec_estimated, grid_blocks, ignored);
+    }
+    Amount result = out.value_or(Amount{});
+    if (with_facts) {
+      result.given_uniform = with_facts->uniform - result.uniform;
+      result.given_dependent = with_facts->dependent - result.dependent;
+    }
+    failure.clear();
+    if (!out) {
+      failure = why;
+      if (!with_facts) view.note_missing(what, name, line, why);
+    }
+    return result;
+  };
+  auto exec_value = [&](const char *key) -> std::optional<double> {
+    if (!exec.is_object() || !exec.contains(key) || !exec[key].is_number()) return std::nullopt;
+    return exec[key].get<double>();
+  };
+  auto add_work = [&](const std::string &component, const std::string &work_class, const Amount &a) {
+    ComponentWork &cw = view.components[core + "." + component];
+    cw.core = core;
+    cw.component = component;
+    cw.by_class[work_class].add(a);
+    remember(cw.top, {id, line, name, loc, a.uniform + (view.blocks ? a.dependent / *view.blocks : 0)});
+  };
+  // Coverage of the op's main quantity on `component`.
+  // `component` "issue" is the core's instruction issue (every op that
+  // issues instructions): it lists nothing itself, it marks whether the
+  // op's instructions are counted for the ops listed by their component.
+  bool issue_counted = false;
+  auto cover = [&](const std::string &component, const char *block_key, std::optional<double> per_exec,
+                   const Amount &a, const char *unit, bool excluded = false, bool list = true) {
+    if (strict.count.known_zero()) return;  // never executes in this launch
+    CoverageRow &row = view.coverage[core + "." + component];
+    row.core = core;
+    row.component = component;
+    row.unit = unit;
+    ++row.ops_present;
+    const json &block = *strict.block;
+    if (block.is_object() && block.contains(block_key) && block[block_key].is_number())
+      row.present += block[block_key].get<double>();
+    else if (per_exec && strict.count.value)
+      row.present += *per_exec * *strict.count.value;
+    else
+      row.present_known = false;
+    if (excluded) {
+      ++row.ops_excluded;
+      --row.ops_present;
+      return;
+    }
+    if (a.uniform > 0 || a.dependent > 0) {
+      ++row.ops_counted;
+      row.counted += a.uniform + (grid_blocks > 0 ? a.dependent / grid_blocks : 0.0);
+      if (!list) issue_counted = true;
+      return;
+    }
+    if (a.with_given().uniform > 0 || a.with_given().dependent > 0) {
+      // Counted in the bound the report gives (assurance given), not in
+      // the strict one.
+      ++row.ops_counted;
+      ++row.ops_given;
+      row.counted += a.with_given().uniform + (grid_blocks > 0 ? a.with_given().dependent / grid_blocks : 0.0);
+      if (!list) issue_counted = true;
+      return;
+    }
+    if (!list) return;
+    Uncounted u;
+    u.issue_counted = issue_counted;
+    u.line = line;
+    u.op = name;
+    u.core = core;
+    u.component = component;
+    u.loop_line = strict.count.unknown_loop;
+    u.hint = strict.count.hint;
+    u.issued_estimate = strict.count.value ? *strict.count.value * std::max(issued_exec, 1.0) : 0.0;
+    if (u.loop_line > 0) {
+      u.reason = "in the loop at line " + std::to_string(u.loop_line) + " whose trip count is unknown";
+      if (u.hint.empty()) u.hint = "give trips.\"" + std::to_string(u.loop_line) + "\"";
+    } else if (!failure.empty()) {
+      u.reason = failure;
+    } else if (strict.count.min <= 0) {
+      u.reason = "its guaranteed execution count is 0" +
+                 (strict.count.reason.empty() ? std::string() : " (" + strict.count.reason + ")");
     } else {
-      cover("scalar", "scalar_instructions", scalar_exec, scalar, "instruction", true);
+      u.reason = "its work could not be counted";
     }
+    if (u.hint.empty() && strict.count.min <= 0) u.hint = "give the launch values or data facts its count depends on";
+    view.note_uncounted(std::move(u));
+  };
 
-    const json &pipes = child(op, "pipes");
-    if (cls == "cube") {
-      std::optional<double> flop = exec_value("flop");
-      std::string dtype = string_or(exec, "dtype", "unknown");
-      Amount cube_flop = amount("flop", flop, listed(estimated, "flop"), "cube FLOP");
-      add_work("cube", dtype, cube_flop);
-      cover("cube", "flop", flop, cube_flop, "FLOP");
-      std::optional<double> mte1 = exec_value("mte1_bytes");
-      Amount mte1_bytes = amount("mte1_bytes", mte1, listed(estimated, "mte1_bytes"), "MTE1 bytes");
-      add_work("mte1", "l1_to_l0a", mte1_bytes);
-      cover("mte1", "mte1_bytes", mte1, mte1_bytes, "B");
-      continue;
-    }
-    if (cls.rfind("vector_", 0) == 0 && listed(pipes, "V")) {
-      std::optional<double> repeats = exec_value("repeats");
-      if (std::optional<double> flop = exec_value("flop"); flop && *flop > 0)
-        view.vector_flop[string_or(exec, "dtype", "unknown")].add(
-            amount("flop", flop, listed(estimated, "flop"), "vector FLOP"));
-      if (repeats) {
-        Amount instructions = amount("issued_instructions", issued_exec, false, "vector instructions");
-        view.vector_instructions[core].add(instructions);
-        Amount r = amount("repeats", repeats, listed(estimated, "repeats"), "vector repeats");
-        double masked = exec_value("masked_lanes").value_or(0), elements = exec_value("elements").value_or(0);
-        if (masked > 0 && masked + elements > 0) {
-          double share = masked / (masked + elements);
-          view.vector_wasted_repeats[core].add(
-              {r.uniform * share, r.dependent * share, r.given_uniform * share, r.given_dependent * share});
-        }
-        add_work("vector", cls, r);
-        cover("vector", "repeats", repeats, r, "repeat");
-      } else if (std::optional<double> bytes = exec_value("bytes")) {
-        Amount moved = amount("bytes", bytes, listed(estimated, "bytes"), "vector bytes");
-        add_work("vector", "bytes:" + string_or(exec, "path", "ub_to_ub"), moved);
-        cover("vector", "bytes", bytes, moved, "B");
-      } else if (strict.count.min > 0) {
-        view.note_missing("vector work", name, line, "neither repeats nor bytes are known");
-        failure = "neither repeats nor bytes are known";
-        cover("vector", "repeats", std::nullopt, Amount{}, "repeat");
-      }
-      continue;
-    }
-    if (cls == "dma" && pipes.is_array() && !pipes.empty()) {
-      std::string pipe = pipes[0].is_string() ? pipes[0].get<std::string>() : "";
-      std::string component = component_of_pipe(pipe);
-      std::string path = string_or(exec, "path", "unknown");
-      std::optional<double> bytes = exec_value("bytes");
-      Amount moved = amount("bytes", bytes, listed(estimated, "bytes"), "DMA bytes");
-      if (!component.empty()) {
-        add_work(component, path, moved);
-        cover(component, "bytes", bytes, moved, "B");
-      }
-      std::string src = string_or(exec, "src"), dst = string_or(exec, "dst");
-      if ((src == "gm" || dst == "gm") && (moved.grid(grid_blocks) > 0 || moved.uniform > 0 ||
-                                           moved.with_given().uniform > 0 || moved.with_given().dependent > 0)) {
-        Transfer t;
-        t.write = dst == "gm";
-        t.transfer_bytes = bytes.value_or(0);
-        t.packet_bytes = exec_value("packet_bytes").value_or(0);
-        t.path = path;
-        t.core = core;
-        t.bytes = moved;
-        t.line = line;
-        const json &side = child(op, src == "gm" ? "reads" : "writes");
-        t.gm_buffer = "unknown";
-        if (side.is_array())
-          for (const json &buffer : side)
-            if (string_or(buffer, "space") == "gm") t.gm_buffer = string_or(buffer, "kind", "unknown");
-        view.transfers.push_back(t);
-      }
-      continue;
-    }
+  // Issued instructions: as written, and the part that must exist.
+  const std::string scalar_kind = string_or(op, "scalar_kind");
+  Amount issued = amount("issued_instructions", issued_exec, false, "issued instructions");
+  view.issued_as_written[core].add(issued);
+  Amount scalar = amount("scalar_instructions", scalar_exec, false, "scalar instructions");
+  view.scalar_as_written[core].add(scalar);
+  bool is_scalar_op = scalar_exec > 0 || (!scalar_kind.empty() && issued_exec == 0);
+  if (!is_scalar_op) {
+    // One instruction per cube op is all that must exist; the extractor's
+    // as-written count (load, mmad, bookkeeping) has no public source for
+    // a fixed number. Vector, DMA, sync: their instructions as counted.
+    Amount must = cls == "cube" && issued_exec > 1 ? amount("count", 1.0, false, "cube instructions") : issued;
+    view.issued_guaranteed[core].add(must);
+    if (issued_exec > 0) cover("issue", "issued_instructions", issued_exec, must, "instruction", false, false);
+  } else if (guaranteed_scalar_op(scalar_kind, name)) {
+    // One machine instruction per execution, whatever the op's IR count.
+    Amount one = amount("count", 1.0, false, "scalar instructions");
+    view.issued_guaranteed[core].add(one);
+    add_work("scalar", scalar_kind, one);
+    cover("issue", "count", 1.0, one, "instruction", false, false);
+    cover("scalar", "count", 1.0, one, "instruction");
+    remember(view.issue_top[core], {id, line, name, loc, one.uniform + (view.blocks ? one.dependent / *view.blocks : 0)});
+  } else {
+    cover("scalar", "scalar_instructions", scalar_exec, scalar, "instruction", true);
   }
 
+  const json &pipes = child(op, "pipes");
+  if (cls == "cube") {
+    std::optional<double> flop = exec_value("flop");
+    std::string dtype = string_or(exec, "dtype", "unknown");
+    Amount cube_flop = amount("flop", flop, listed(estimated, "flop"), "cube FLOP");
+    add_work("cube", dtype, cube_flop);
+    cover("cube", "flop", flop, cube_flop, "FLOP");
+    std::optional<double> mte1 = exec_value("mte1_bytes");
+    Amount mte1_bytes = amount("mte1_bytes", mte1, listed(estimated, "mte1_bytes"), "MTE1 bytes");
+    add_work("mte1", "l1_to_l0a", mte1_bytes);
+    cover("mte1", "mte1_bytes", mte1, mte1_bytes, "B");
+    return;
+  }
+  if (cls.rfind("vector_", 0) == 0 && listed(pipes, "V")) {
+    std::optional<double> repeats = exec_value("repeats");
+    if (std::optional<double> flop = exec_value("flop"); flop && *flop > 0)
+      view.vector_flop[string_or(exec, "dtype", "unknown")].add(
+          amount("flop", flop, listed(estimated, "flop"), "vector FLOP"));
+    if (repeats) {
+      Amount instructions = amount("issued_instructions", issued_exec, false, "vector instructions");
+      view.vector_instructions[core].add(instructions);
+      Amount r = amount("repeats", repeats, listed(estimated, "repeats"), "vector repeats");
+      double masked = exec_value("masked_lanes").value_or(0), elements = exec_value("elements").value_or(0);
+      if (masked > 0 && masked + elements > 0) {
+        double share = masked / (masked + elements);
+        view.vector_wasted_repeats[core].add(
+            {r.uniform * share, r.dependent * share, r.given_uniform * share, r.given_dependent * share});
+      }
+      add_work("vector", cls, r);
+      cover("vector", "repeats", repeats, r, "repeat");
+    } else if (std::optional<double> bytes = exec_value("bytes")) {
+      Amount moved = amount("bytes", bytes, listed(estimated, "bytes"), "vector bytes");
+      add_work("vector", "bytes:" + string_or(exec, "path", "ub_to_ub"), moved);
+      cover("vector", "bytes", bytes, moved, "B");
+    } else if (strict.count.min > 0) {
+      view.note_missing("vector work", name, line, "neither repeats nor bytes are known");
+      failure = "neither repeats nor bytes are known";
+      cover("vector", "repeats", std::nullopt, Amount{}, "repeat");
+    }
+    return;
+  }
+  if (cls == "dma" && pipes.is_array() && !pipes.empty()) {
+    std::string pipe = pipes[0].is_string() ? pipes[0].get<std::string>() : "";
+    std::string component = component_of_pipe(pipe);
+    std::string path = string_or(exec, "path", "unknown");
+    std::optional<double> bytes = exec_value("bytes");
+    Amount moved = amount("bytes", bytes, listed(estimated, "bytes"), "DMA bytes");
+    if (!component.empty()) {
+      add_work(component, path, moved);
+      cover(component, "bytes", bytes, moved, "B");
+    }
+    std::string src = string_or(exec, "src"), dst = string_or(exec, "dst");
+    if ((src == "gm" || dst == "gm") && (moved.grid(grid_blocks) > 0 || moved.uniform > 0 ||
+                                         moved.with_given().uniform > 0 || moved.with_given().dependent > 0)) {
+      Transfer t;
+      t.write = dst == "gm";
+      t.transfer_bytes = bytes.value_or(0);
+      t.packet_bytes = exec_value("packet_bytes").value_or(0);
+      t.path = path;
+      t.core = core;
+      t.bytes = moved;
+      t.line = line;
+      const json &side = child(op, src == "gm" ? "reads" : "writes");
+      t.gm_buffer = "unknown";
+      if (side.is_array())
+        for (const json &buffer : side)
+          if (string_or(buffer, "space") == "gm") t.gm_buffer = string_or(buffer, "kind", "unknown");
+      view.transfers.push_back(t);
+    }
+    return;
+  }
+}
+
+HivmView ProgramReader::finish(const json &program) {
+  HivmView &view = view_;
+  const json &functions = child(program, "functions");
   // Barriers by (core, pipe, kind).
   const json &sync = child(program, "sync");
   if (sync.is_object() && sync.contains("barriers") && sync["barriers"].is_array()) {
@@ -498,9 +558,10 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
     for (const json &f : program["fallbacks"]) {
       cause_by_line[static_cast<int>(number_or(f, "line", 0))] = string_or(f, "cause");
       int op_id = static_cast<int>(number_or(f, "op", -1));
-      std::string core = op_id >= 0 && op_id < static_cast<int>(ops.size()) ? string_or(ops[static_cast<size_t>(op_id)], "core") : "aiv";
+      const bool known = op_id >= 0 && static_cast<size_t>(op_id) < ops_.size();
+      std::string core = known ? ops_.core(static_cast<size_t>(op_id)) : "aiv";
       view.fallback_per_block[core] += number_or(f, "count_per_block", 0);
-      std::string loc = op_id >= 0 && op_id < static_cast<int>(ops.size()) ? string_or(ops[static_cast<size_t>(op_id)], "loc") : "";
+      std::string loc = known ? ops_.loc(static_cast<size_t>(op_id)) : "";
       view.fallbacks.push_back({static_cast<int>(number_or(f, "line", 0)), core, string_or(f, "name"), string_or(f, "cause"),
                                 number_or(f, "count_per_block", 0), loc});
     }
@@ -511,7 +572,7 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
       loop.line = static_cast<int>(number_or(l, "line", 0));
       loop.depth = static_cast<int>(number_or(l, "depth", 0));
       int fn = static_cast<int>(number_or(l, "function", -1));
-      if (fn >= 0 && fn < static_cast<int>(functions.size())) loop.core = string_or(functions[static_cast<size_t>(fn)], "core");
+      if (fn >= 0 && static_cast<size_t>(fn) < functions.size()) loop.core = string_or(functions[static_cast<size_t>(fn)], "core");
       const json &iterations = child(l, "iterations");
       loop.iterations_per_block = number_or(iterations, "min", 0);
       loop.exact = bool_or(iterations, "exact", false);
@@ -529,7 +590,166 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
   if (facts.is_array())
     for (const json &f : facts)
       view.given_facts.push_back({string_or(f, "key"), child(f, "fact").dump(), static_cast<int>(number_or(f, "ops", 0))});
-  return view;
+  return std::move(view_);
+}
+
+/// Builds the DOM of a perfbound.hivm_program/1 text except the elements of
+/// the root's `ops` array: each is handed to the reader as soon as it is
+/// complete and dropped (so the program is never held whole), or, when
+/// `blocks` (which the ops need) comes later in the text, held and added
+/// after the parse. Members of the root the reader never reads (`estimates`,
+/// `summary`, ...) are checked for syntax and not built. The SAX interface
+/// rather than a parser callback:
+/// nlohmann's callback parser (3.11) scans the enclosing container for a
+/// discarded value after every object it closes, which is quadratic in an
+/// array of objects.
+class ProgramSax : public nlohmann::json_sax<json> {
+ public:
+  explicit ProgramSax(ProgramReader &reader) : reader_(reader) {}
+
+  json root;
+  std::vector<json> held;  // ops that came before `blocks`, in order
+  bool online = false;     // ops were added while parsing
+  bool again = false;      // `ops` or `blocks` appears twice: read the whole document instead
+
+  /// The members of the root that ProgramReader reads.
+  static bool read_member(const std::string &key) {
+    static const char *const kRead[] = {"blocks", "fallbacks", "functions", "given_facts", "loops",
+                                        "ops", "source", "sync", "unmodelled"};
+    return std::any_of(std::begin(kRead), std::end(kRead), [&](const char *k) { return key == k; });
+  }
+
+  bool null() override { return value(json(nullptr)); }
+  bool boolean(bool v) override { return value(json(v)); }
+  bool number_integer(number_integer_t v) override { return value(json(v)); }
+  bool number_unsigned(number_unsigned_t v) override { return value(json(v)); }
+  bool number_float(number_float_t v, const string_t & /*text*/) override { return value(json(v)); }
+  bool string(string_t &v) override { return value(json(std::move(v))); }
+  bool binary(binary_t &v) override { return value(json(std::move(v))); }
+  bool start_object(std::size_t /*size*/) override { return open(json::object()); }
+  bool start_array(std::size_t /*size*/) override { return open(json::array()); }
+  bool key(string_t &k) override {
+    if (skipped_ > 0) return true;
+    json &object = *open_.back();
+    if (open_.size() == 1) {
+      root_key_ = k;
+      if (!read_member(k)) {
+        skip_next_ = true;
+        return true;
+      }
+      if ((k == "ops" || k == "blocks") && object.contains(k)) again = true;
+    }
+    slot_ = &object[k];
+    return true;
+  }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+  bool parse_error(std::size_t /*position*/, const std::string & /*token*/,
+                   const nlohmann::detail::exception & /*error*/) override {
+    return false;
+  }
+
+ private:
+  /// Where the next value goes: the root, the element of `ops` being
+  /// built, the end of an array, or the member just named.
+  json *place(json &&v) {
+    if (open_.empty()) {
+      root = std::move(v);
+      return &root;
+    }
+    json &top = *open_.back();
+    if (top.is_array()) {
+      if (&top == ops_) {
+        element_ = std::move(v);
+        return &element_;
+      }
+      top.push_back(std::move(v));
+      return &top.back();
+    }
+    *slot_ = std::move(v);
+    return slot_;
+  }
+  bool value(json &&v) {
+    if (skipped_ > 0 || skip_next_) {
+      skip_next_ = false;
+      return true;
+    }
+    if (place(std::move(v)) == &element_) hand_over();
+    return true;
+  }
+  bool open(json &&container) {
+    if (skipped_ > 0 || skip_next_) {
+      skip_next_ = false;
+      ++skipped_;
+      return true;
+    }
+    bool ops = open_.size() == 1 && open_.back()->is_object() && root_key_ == "ops" && container.is_array();
+    json *at = place(std::move(container));
+    open_.push_back(at);
+    if (ops) {
+      ops_ = at;
+      // Every member before `ops` is complete: the ops can be added now
+      // when the block count they need is among them.
+      online = root.contains("blocks");
+      if (online) reader_.read_blocks(root);
+    }
+    return true;
+  }
+  bool close() {
+    if (skipped_ > 0) {
+      --skipped_;
+      return true;
+    }
+    json *done = open_.back();
+    open_.pop_back();
+    if (done == &element_) hand_over();
+    else if (done == ops_) ops_ = nullptr;
+    return true;
+  }
+  void hand_over() {
+    if (online) {
+      reader_.add_op(element_);
+      element_ = json();
+    } else {
+      held.push_back(std::move(element_));
+    }
+  }
+
+  ProgramReader &reader_;
+  std::vector<json *> open_;  // the containers being built, innermost last
+  json *slot_ = nullptr;      // the member named by the last key
+  json *ops_ = nullptr;       // the root's `ops` array while it is open (stays empty)
+  json element_;              // the element of `ops` being built
+  std::string root_key_;      // the last member named at the root
+  bool skip_next_ = false;    // the next value is a root member nobody reads
+  size_t skipped_ = 0;        // depth inside such a member
+};
+
+}  // namespace
+
+HivmView HivmView::from_json(const json &program, const std::string &origin) {
+  ProgramReader reader(origin);
+  reader.read_head(program);
+  reader.read_blocks(program);
+  for (const json &op : program["ops"]) reader.add_op(op);
+  return reader.finish(program);
+}
+
+HivmView HivmView::from_text(std::string_view text, const std::string &origin, const char *port) {
+  ProgramReader reader(origin);
+  ProgramSax sax(reader);
+  if (!json::sax_parse(text.data(), text.data() + text.size(), &sax))
+    throw pb::sdk::InputError(origin + ": input '" + port + "' is not valid JSON");
+  // A repeated `ops` or `blocks` (the last one counts, as in a parsed
+  // document) after ops were already added: read the whole document.
+  if (sax.again) return from_json(json::parse(text), origin);
+  reader.read_head(sax.root);
+  if (!sax.online) {
+    reader.read_blocks(sax.root);
+    for (const json &op : sax.held) reader.add_op(op);
+    sax.held.clear();
+  }
+  return reader.finish(sax.root);
 }
 
 }  // namespace pb::models

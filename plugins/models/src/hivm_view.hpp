@@ -23,6 +23,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <perfbound/sdk/json.hpp>
@@ -204,6 +205,13 @@ struct HivmView {
   /// or malformed. This walks every op record (chunk_kda: 1,672 records,
   /// 1.2 MB), so a pipeline does it once, in the `hivm_work` node.
   static HivmView from_json(const json &program, const std::string &origin);
+  /// The same view from the document's JSON text, aggregated while it is
+  /// parsed: each op record is added as soon as it is complete and
+  /// dropped, so the program is never held whole (20 x chunk_kda: a 28 MB
+  /// document). Equal to from_json(json::parse(text), origin) for every
+  /// document; invalid JSON throws pb::sdk::InputError
+  /// "<origin>: input '<port>' is not valid JSON", as RunContext::json_input.
+  static HivmView from_text(std::string_view text, const std::string &origin, const char *port = "hivm");
   /// The view as a perfbound.hivm_work/1 document (a few kB): what every
   /// HIVM-tier term and the combiner read, already aggregated.
   [[nodiscard]] json to_work() const;
