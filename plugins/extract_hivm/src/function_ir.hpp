@@ -134,8 +134,6 @@ struct OpDetail {
   std::vector<Operand> ins, outs;
   std::vector<ValueId> scalars;  // mmadL1: init, m, k, n
   ValueId event = kNone;         // dynamic event id
-  ValueId memref = kNone;        // memref.load/store: the memref
-  Type memref_type;
   bool hivm = false;
 };
 

@@ -239,9 +239,6 @@ void ScalarOps::handle_scalar_memory(const Op &op, uint32_t r, int32_t path) {
   }
   Type t = ir_.type_of(type_toks);
   ValueId m = scope_.use(memref_name);
-  OpDetail &d = ir_.detail(r);
-  d.memref = m;
-  d.memref_type = t;
   Space space = t.space;
   if (space == Space::Unknown && m != kNone) space = ir_.values[m].type.space;
   record.dtype = dtype_name(t.elem);

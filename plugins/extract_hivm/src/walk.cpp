@@ -5,6 +5,34 @@
 
 namespace pb::hivm::analysis {
 
+namespace {
+
+/// The ops in `region` (nested regions included) and the SSA values their results and
+/// block arguments define: one record per op, so the per-record vectors are reserved
+/// once instead of doubling (a large function's would hold up to twice their size).
+struct RegionSize {
+  size_t ops = 0, values = 0;
+};
+RegionSize size_of(const Region &region) {
+  RegionSize size;
+  std::vector<const Region *> todo{&region};
+  while (!todo.empty()) {
+    const Region *r = todo.back();
+    todo.pop_back();
+    for (const Block &block : r->blocks) {
+      size.values += block.args.size();
+      size.ops += block.ops.size();
+      for (const Op &op : block.ops) {
+        for (const ResultGroup &g : op.results) size.values += g.count;
+        for (const Region &inner : op.regions) todo.push_back(&inner);
+      }
+    }
+  }
+  return size;
+}
+
+}  // namespace
+
 uint32_t FunctionWalker::new_record(const Op &op, int32_t path) {
   auto idx = static_cast<uint32_t>(ir_.prog.ops.size());
   OpRecord &r = ir_.prog.ops.emplace_back();  // built in place: records are large
@@ -368,6 +396,11 @@ void FunctionWalker::walk_function(const Op &func, const FunctionContext &fctx) 
   int32_t root_path = ir_.add_path(std::move(root));
   if (!func.regions.empty()) {
     const Region &body = func.regions[0];
+    const RegionSize size = size_of(body);
+    ir_.details.reserve(size.ops);
+    ir_.record_path.reserve(size.ops);
+    ir_.loop_of_record.reserve(size.ops);
+    ir_.values.reserve(ir_.values.size() + size.values);
     if (body.blocks.size() > 1)
       ir_.prog.warnings.push_back(fr.name + " (line " + std::to_string(fr.line) + ") has " +
                                std::to_string(body.blocks.size()) +
