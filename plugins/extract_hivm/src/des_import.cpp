@@ -163,8 +163,8 @@ Program read_des(const json &des, std::string_view text, const AnalysisOptions &
     if (r.name == "hivm.hir.copy" && !r.pipes.empty() && r.pipes[0] == Pipe::V) r.cls = OpClass::VectorMove;
     const int64_t lm = o.value("loop_multiplier", int64_t{1});
     const uint32_t inst = prog.functions.back().instances_per_block;
-    r.count = Count{true, true, lm * inst, lm * inst, lm * inst, {}, false, std::nullopt};
-    r.count_instance = Count{true, true, lm, lm, lm, {}, false, std::nullopt};
+    r.count = Count::exactly(lm * inst);
+    r.count_instance = Count::exactly(lm);
     r.dtype = o.value("elem_type", "");
     r.src = space_from_name(o.value("src_space", ""));
     r.dst = space_from_name(o.value("dst_space", ""));

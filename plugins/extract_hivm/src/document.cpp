@@ -277,7 +277,7 @@ void write_op(JsonWriter &w, const OpRecord &r, bool with_grid, const OpRecord *
     }
     if (!r.path_name.empty()) w.field("path", r.path_name);
     if (r.cls == OpClass::Cube) {
-      w.field("m", r.m).field("k", r.k).field("n", r.n);
+      w.field("m", r.m.optional()).field("k", r.k.optional()).field("n", r.n.optional());
       if (r.mte1_bytes >= 0) w.field("mte1_bytes", r.mte1_bytes);
       else w.null_field("mte1_bytes");
     }

@@ -11,10 +11,12 @@
 #define PERFBOUND_EXTRACT_HIVM_PROGRAM_HPP
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,29 +72,63 @@ class Reason {
   std::unique_ptr<std::string> text_;
 };
 
+/// An int64_t that may be absent, in 8 bytes instead of std::optional's 16 (a record
+/// holds ~40 of them). The one value it cannot hold, INT64_MIN, marks "absent": storing
+/// it throws, so no number turns into "unknown" silently. Reads like std::optional.
+class OptInt64 {
+ public:
+  constexpr OptInt64() = default;
+  constexpr OptInt64(std::nullopt_t) {}  // NOLINT(google-explicit-constructor): as std::optional
+  OptInt64(int64_t v) : v_(checked(v)) {}  // NOLINT(google-explicit-constructor)
+  OptInt64(const std::optional<int64_t> &v) : v_(v ? checked(*v) : kAbsent) {}  // NOLINT(google-explicit-constructor)
+
+  [[nodiscard]] bool has_value() const { return v_ != kAbsent; }
+  explicit operator bool() const { return has_value(); }
+  int64_t operator*() const { return v_; }  // only when has_value(), as std::optional
+  [[nodiscard]] int64_t value_or(int64_t other) const { return has_value() ? v_ : other; }
+  [[nodiscard]] std::optional<int64_t> optional() const { return has_value() ? std::optional<int64_t>(v_) : std::nullopt; }
+  void reset() { v_ = kAbsent; }
+  bool operator==(const OptInt64 &) const = default;
+
+ private:
+  static constexpr int64_t kAbsent = std::numeric_limits<int64_t>::min();
+  static int64_t checked(int64_t v) {
+    if (v == kAbsent) throw std::overflow_error("a count or quantity of -2^63 cannot be represented");
+    return v;
+  }
+  int64_t v_ = kAbsent;
+};
+
 /// How many times something executes, per block or per core instance.
 struct Count {
-  bool known = true;    // false: no estimate at all (value is meaningless)
-  bool exact = true;
   int64_t value = 0;    // best estimate (exact when `exact`)
   int64_t min = 0;      // guaranteed minimum
   int64_t max = 0;      // guaranteed maximum (Interval::kPosInf when unbounded)
   Reason reason;        // why it is not exact
+  OptInt64 last_block;  // the value for the last block, when block-dependent and the grid is known
+  uint32_t unknown_loop = 0;  // line of the outermost enclosing loop with an unknown trip count (0: none)
+  bool known = true;    // false: no estimate at all (value is meaningless)
+  bool exact = true;
   bool block_dependent = false;
-  std::optional<int64_t> last_block;  // the value for the last block, when block-dependent and the grid is known
-  uint32_t unknown_loop = 0;          // line of the outermost enclosing loop with an unknown trip count (0: none)
+
+  /// Exactly `v` times.
+  static Count exactly(int64_t v) {
+    Count c;
+    c.value = c.min = c.max = v;
+    return c;
+  }
 };
 
 /// Per-block guaranteed minimum over every block of the grid of what an op does.
 /// Unset: unknown, or the per-execution value is an estimate that could be lower.
 struct BlockMin {
-  std::optional<int64_t> count, bytes, flop, repeats, scalar, issued;
+  OptInt64 count, bytes, flop, repeats, scalar, issued;
   bool operator==(const BlockMin &) const = default;
 };
 
 /// A per-execution number: exact, estimated (with a reason), or unknown.
 struct Quantity {
-  std::optional<int64_t> value;
+  OptInt64 value;
   bool estimated = false;
   Reason reason;
   [[nodiscard]] bool known() const { return value.has_value(); }
@@ -149,7 +185,7 @@ struct OpRecord {
   std::string dtype;
   Space src = Space::Unknown, dst = Space::Unknown;
   std::string path_name;  // "gm_to_ub", "l0c_to_gm", ...
-  std::optional<int64_t> m, k, n;  // cube
+  OptInt64 m, k, n;                // cube
   int64_t mte1_bytes = -1;         // cube: L1 -> L0A/L0B bytes per execution (fractal-padded)
   int64_t scalar_gm_bytes = 0;     // memref.load/store on GM: bytes per execution
 

@@ -172,7 +172,7 @@ void RecordAssembler::finish_function(FunctionView &view) {
     ev_.touch_ctx();
     Eval e = ev_.eval(ir_.logical_block_num);
     if (e.iv.exact()) {
-      fr.block_num = Count{true, true, e.iv.lo, e.iv.lo, e.iv.lo, {}, false, std::nullopt};
+      fr.block_num = Count::exactly(e.iv.lo);
     } else {
       fr.block_num.known = false;
       fr.block_num.exact = false;
