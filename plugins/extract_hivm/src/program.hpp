@@ -65,6 +65,7 @@ class Reason {
     return *this;
   }
   friend std::string operator+(std::string left, const Reason &right) { return left.append(right.str()); }
+  friend bool operator==(const Reason &left, std::string_view right) { return left.str() == right; }
   friend std::string operator+(const char *left, const Reason &right) { return std::string(left) + right; }
 
  private:
@@ -150,7 +151,7 @@ struct Eligibility {
   std::vector<std::string> units;  // units that could execute the op: "vector", "cube", "scalar", "mte2", ...
   std::string landed;              // the unit it runs on
   bool fallback = false;           // runs on the scalar unit although a wider unit is eligible
-  std::string cause;               // likely cause of the fallback
+  Reason cause;                    // likely cause of the fallback
 };
 
 struct SyncInfo {
@@ -163,17 +164,26 @@ struct SyncInfo {
   std::string mode;                   // sync_block: ALL_CUBE, ...
 };
 
+/// Per-block, per-instance and whole-grid sums of the data an op moves or computes. Only
+/// HIVM ops and scalar memory accesses have them (about one op in eight), so a record keeps
+/// them behind one pointer (OpRecord::totals).
+struct DataTotals {
+  Quantity bytes_block, elements_block, flop_block, repeats_block, masked_block, packets_block;
+  Quantity bytes_instance, flop_instance, repeats_instance;
+  Quantity bytes_grid, flop_grid, repeats_grid;  // whole grid, as the grid sums below
+};
+
 struct OpRecord {
   uint32_t id = 0;
   uint32_t function = 0;
   std::string name;
   uint32_t line = 0;
-  std::string loc;  // Python source location "file:line:col" when the dump carries one
+  Reason loc;  // Python source location "file:line:col" when the dump carries one
   OpClass cls = OpClass::Unknown;
   bool modelled = true;
   std::vector<Pipe> pipes;
   CoreType core = CoreType::Unknown;
-  std::string unresolved_pipe;  // why no pipe could be assigned (e.g. copy without address spaces)
+  Reason unresolved_pipe;  // why no pipe could be assigned (e.g. copy without address spaces)
 
   Count count;           // executions per block (all instances of the function in one block)
   Count count_instance;  // executions on the busiest instance (one core)
@@ -190,11 +200,10 @@ struct OpRecord {
   int64_t scalar_gm_bytes = 0;     // memref.load/store on GM: bytes per execution
 
   // Per block, summed over the enumerated executions (exact quantities at every execution).
-  Quantity bytes_block, elements_block, flop_block, repeats_block, masked_block, packets_block;
-  Quantity bytes_instance, flop_instance, repeats_instance;
   // Whole grid (every block), when the block count is known: exact sums over all blocks when the
   // quantity depends on the block index and can be enumerated, else per block x blocks.
-  Quantity count_grid, bytes_grid, flop_grid, repeats_grid, scalar_grid, issued_grid;
+  // The data totals (bytes, elements, flop, ...): totals(); instructions and counts here.
+  Quantity count_grid, scalar_grid, issued_grid;
   Quantity scalar_block, issued_block;        // instructions per block (loops: 1 per entry + 2 per iteration)
   Quantity scalar_instance, issued_instance;  // the same on the busiest instance
   BlockMin block_min;                         // guaranteed per-block minimum over all blocks
@@ -210,6 +219,20 @@ struct OpRecord {
   std::vector<BufferRef> reads, writes;
   std::vector<std::string> estimated_fields;  // names of fields holding estimates
   std::vector<std::string> notes;
+
+  /// The data totals: every quantity unknown without a reason when the op has none.
+  [[nodiscard]] const DataTotals &totals() const {
+    static const DataTotals kNone;
+    return totals_ ? *totals_ : kNone;
+  }
+  /// The data totals to fill in (allocated on first use).
+  DataTotals &mutable_totals() {
+    if (!totals_) totals_ = std::make_unique<DataTotals>();
+    return *totals_;
+  }
+
+ private:
+  std::unique_ptr<DataTotals> totals_;
 };
 
 struct FunctionArg {

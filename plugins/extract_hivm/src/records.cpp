@@ -114,9 +114,9 @@ void RecordAssembler::finish_records() {
     }
     if (record.cls == OpClass::ScalarMemory) {
       record.block_min.bytes = sat_mul(record.count.min, record.bytes.value.value_or(0));
-      record.bytes_block = times(record.count, record.bytes.value.value_or(0));
-      record.elements_block = times(record.count, 1);
-      if (ir_.prog.blocks) record.bytes_grid = times_q(record.count_grid, record.bytes.value.value_or(0));
+      record.mutable_totals().bytes_block = times(record.count, record.bytes.value.value_or(0));
+      record.mutable_totals().elements_block = times(record.count, 1);
+      if (ir_.prog.blocks) record.mutable_totals().bytes_grid = times_q(record.count_grid, record.bytes.value.value_or(0));
     }
     judge_eligibility(ir_, r);
     // Estimates and unresolved quantities.
