@@ -227,7 +227,7 @@ TEST_CASE("seeded_serial: the 4 barriers, the handoffs and per-block work") {
   // Vector work: vmul + vadd on 2048 f32 (32 repeats each) x 512 = 32768 repeats, 2 x 512 x 2048 FLOP.
   int64_t repeats = 0, flop = 0;
   for (const OpRecord &r : p.ops) {
-    if (r.pipes != std::vector<Pipe>{Pipe::V} || !r.totals().repeats_block.value) continue;
+    if (r.pipes != PipeList{Pipe::V} || !r.totals().repeats_block.value) continue;
     repeats += *r.totals().repeats_block.value;
     flop += r.totals().flop_block.value.value_or(0);
   }

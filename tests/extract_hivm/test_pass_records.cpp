@@ -43,16 +43,16 @@ TEST_CASE("eligibility: scalar work in an element-by-element loop is a fallback 
         " (loop marked {ExtractedLoadOrStore}: an access the compiler could not turn into a DMA or vector op)";
     CHECK(elig(8).fallback);
     CHECK(elig(8).landed == "scalar");
-    CHECK(elig(8).units == std::vector<std::string>{"mte2", "vector", "scalar"});
+    CHECK(elig(8).units == std::vector<Word>{"mte2", "vector", "scalar"});
     CHECK(elig(8).cause == "gather: element-by-element GM load on the scalar unit" + extracted);
     CHECK(elig(9).cause == "integer width conversion per element on the scalar unit");
-    CHECK(elig(9).units == std::vector<std::string>{"vector", "scalar"});
+    CHECK(elig(9).units == std::vector<Word>{"vector", "scalar"});
     CHECK(elig(11).cause == "element-by-element UB store on the scalar unit" + extracted);
-    CHECK(elig(11).units == std::vector<std::string>{"vector", "mte3", "scalar"});
+    CHECK(elig(11).units == std::vector<Word>{"vector", "mte3", "scalar"});
     CHECK(elig(7).cause == "loop control of an element-by-element scalar loop");
     // Outside the loop: no fallback; the vadd lands on the vector unit, the constant on the scalar one.
     CHECK_FALSE(elig(13).fallback);
-    CHECK(elig(13).units == std::vector<std::string>{"vector"});
+    CHECK(elig(13).units == std::vector<Word>{"vector"});
     CHECK(elig(13).landed == "vector");
     CHECK_FALSE(elig(2).fallback);
     // One finding per fallback, in record order, with its count per block.

@@ -169,7 +169,7 @@ Program read_des(const json &des, std::string_view text, const AnalysisOptions &
     r.src = space_from_name(o.value("src_space", ""));
     r.dst = space_from_name(o.value("dst_space", ""));
     if (r.src != Space::Unknown && r.dst != Space::Unknown)
-      r.path_name = std::string(space_name(r.src)) + "_to_" + space_name(r.dst);
+      r.path_name = path_word(r.src, r.dst);
     const int64_t bytes = o.value("bytes", int64_t{0});
     const int64_t elements = o.value("elements", int64_t{0});
     if (elements > 0) r.elements = Quantity::exact(elements);
@@ -280,7 +280,7 @@ Program read_des(const json &des, std::string_view text, const AnalysisOptions &
     };
     buffers("read_buffers", r.reads);
     buffers("write_buffers", r.writes);
-    r.eligibility.units = {r.pipes.empty() ? "none" : pipe_name(r.pipes.back())};
+    r.eligibility.units = {r.pipes.empty() ? Word("none") : Word::of_static(pipe_name(r.pipes.back()))};
     r.eligibility.landed = r.eligibility.units[0];
     ++prog.histogram[r.name];
     prog.ops.push_back(std::move(r));

@@ -434,7 +434,7 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
     if (mode == Mode::BlockMin && r.cls == OpClass::Loop) scalar = issued = Quantity::exact(0);
     if (r.scalar_instructions > 0 || r.cls == OpClass::Loop) {
       t.scalar.add(scalar);
-      t.scalar_by_kind[r.scalar_kind.empty() ? "other" : r.scalar_kind].add(scalar);
+      t.scalar_by_kind[r.scalar_kind.empty() ? "other" : std::string(r.scalar_kind)].add(scalar);
       if (r.eligibility.fallback) t.fallback_scalar.add(scalar);
     }
     t.issued.add(issued);
@@ -458,7 +458,7 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
       Quantity packets = pick(r, mode, r.packets, r.totals().packets_block, Quantity{}, Quantity{});
       std::string pipe = r.pipes.empty() ? "none" : pipe_name(r.pipes.front());
       std::string packet = r.packet_bytes.value ? std::to_string(*r.packet_bytes.value) : "unknown";
-      auto &m = t.mte[{pipe, r.path_name.empty() ? "unknown" : r.path_name, packet}];
+      auto &m = t.mte[{pipe, r.path_name.empty() ? "unknown" : std::string(r.path_name), packet}];
       m.bytes.add(bytes);
       m.transfers.add(cnt);
       if (mode == Mode::Block || mode == Mode::BlockMin) m.packets.add(packets);

@@ -10,7 +10,10 @@
 #ifndef PERFBOUND_EXTRACT_HIVM_PROGRAM_HPP
 #define PERFBOUND_EXTRACT_HIVM_PROGRAM_HPP
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <memory>
@@ -136,6 +139,68 @@ struct Quantity {
   static Quantity exact(int64_t v) { return {v, false, {}}; }
 };
 
+/// A word of a fixed vocabulary in one pointer: a string literal, or a name with static
+/// storage (pipe and unit names, copy paths). It cannot be built from a std::string, so it
+/// never points into text that is gone.
+class Word {
+ public:
+  constexpr Word() = default;
+  template <size_t N>
+  constexpr Word(const char (&literal)[N]) : text_(literal) {}  // NOLINT(google-explicit-constructor): a literal
+  Word(const std::string &) = delete;
+  /// `text` must live as long as the program (a literal or a static table's entry).
+  static constexpr Word of_static(const char *text) {
+    Word w;
+    w.text_ = text;
+    return w;
+  }
+  [[nodiscard]] const char *c_str() const { return text_; }
+  [[nodiscard]] bool empty() const { return *text_ == '\0'; }
+  operator std::string_view() const { return text_; }  // NOLINT(google-explicit-constructor)
+  friend bool operator==(Word left, std::string_view right) { return std::string_view(left) == right; }
+
+ private:
+  const char *text_ = "";
+};
+
+/// "gm_to_ub", "cc_to_gm", ...: the path of a copy between two known address spaces.
+inline Word path_word(Space src, Space dst) {
+  constexpr size_t kSpaces = static_cast<size_t>(Space::SSBUF) + 1;
+  static const auto kPaths = [] {
+    std::array<std::array<std::string, kSpaces>, kSpaces> paths;
+    for (size_t s = 0; s < kSpaces; ++s)
+      for (size_t d = 0; d < kSpaces; ++d)
+        if (space_name(Space(s)) != nullptr && space_name(Space(d)) != nullptr)
+          paths[s][d] = std::string(space_name(Space(s))) + "_to_" + space_name(Space(d));
+    return paths;
+  }();
+  return Word::of_static(kPaths.at(static_cast<size_t>(src)).at(static_cast<size_t>(dst)).c_str());
+}
+
+/// The pipes an op runs on: none, one, or two (mmadL1: MTE1 + M), kept inline.
+class PipeList {
+ public:
+  PipeList() = default;
+  PipeList(std::initializer_list<Pipe> pipes) {  // NOLINT(google-explicit-constructor): as a vector
+    if (pipes.size() > kMax) throw std::logic_error("an op runs on at most " + std::to_string(kMax) + " pipes");
+    for (Pipe p : pipes) pipes_[size_++] = p;
+  }
+  [[nodiscard]] bool empty() const { return size_ == 0; }
+  [[nodiscard]] size_t size() const { return size_; }
+  Pipe operator[](size_t i) const { return pipes_[i]; }
+  [[nodiscard]] Pipe front() const { return pipes_[0]; }
+  [[nodiscard]] Pipe back() const { return pipes_[size_ - 1]; }
+  [[nodiscard]] const Pipe *begin() const { return pipes_.data(); }
+  [[nodiscard]] const Pipe *end() const { return pipes_.data() + size_; }
+  void clear() { size_ = 0; }
+  bool operator==(const PipeList &other) const { return std::equal(begin(), end(), other.begin(), other.end()); }
+
+ private:
+  static constexpr size_t kMax = 2;
+  std::array<Pipe, kMax> pipes_{};
+  uint8_t size_ = 0;
+};
+
 /// A buffer a DMA or vector op reads or writes: the root allocation it views.
 struct BufferRef {
   enum class Kind : uint8_t { Address, Arg, Workspace, Alloc, Unknown };
@@ -148,8 +213,8 @@ struct BufferRef {
 bool may_overlap(const BufferRef &a, const BufferRef &b);
 
 struct Eligibility {
-  std::vector<std::string> units;  // units that could execute the op: "vector", "cube", "scalar", "mte2", ...
-  std::string landed;              // the unit it runs on
+  std::vector<Word> units;  // units that could execute the op: "vector", "cube", "scalar", "mte2", ...
+  Word landed;              // the unit it runs on
   bool fallback = false;           // runs on the scalar unit although a wider unit is eligible
   Reason cause;                    // likely cause of the fallback
 };
@@ -181,7 +246,7 @@ struct OpRecord {
   Reason loc;  // Python source location "file:line:col" when the dump carries one
   OpClass cls = OpClass::Unknown;
   bool modelled = true;
-  std::vector<Pipe> pipes;
+  PipeList pipes;
   CoreType core = CoreType::Unknown;
   Reason unresolved_pipe;  // why no pipe could be assigned (e.g. copy without address spaces)
 
@@ -194,7 +259,7 @@ struct OpRecord {
   Quantity elements, bytes, flop, repeats, masked_lanes, packet_bytes, packets;
   std::string dtype;
   Space src = Space::Unknown, dst = Space::Unknown;
-  std::string path_name;  // "gm_to_ub", "l0c_to_gm", ...
+  Word path_name;         // "gm_to_ub", "cc_to_gm", ...
   OptInt64 m, k, n;                // cube
   int64_t mte1_bytes = -1;         // cube: L1 -> L0A/L0B bytes per execution (fractal-padded)
   int64_t scalar_gm_bytes = 0;     // memref.load/store on GM: bytes per execution
@@ -212,7 +277,7 @@ struct OpRecord {
   // Instructions issued by the scalar unit per execution.
   uint32_t scalar_instructions = 0;  // scalar work (arith, address, loads, loop control)
   uint32_t issued_instructions = 0;  // all instructions issued (scalar + dispatched to other pipes)
-  std::string scalar_kind;           // arith, compare, bitwise, cast, address, gm_load, ub_access, loop_control, branch, hivm
+  Word scalar_kind;                  // arith, compare, bitwise, cast, address, gm_load, ub_access, loop_control, branch, hivm
 
   Eligibility eligibility;
   std::unique_ptr<SyncInfo> sync;  // sync ops only
