@@ -28,7 +28,7 @@ int64_t dma_bytes(const Program &p, uint32_t function, Pipe pipe) {
   int64_t sum = 0;
   for (const OpRecord &r : p.ops)
     if (r.function == function && r.cls == OpClass::Dma && !r.pipes.empty() && r.pipes[0] == pipe)
-      sum += hivmtest::value(r.bytes_block);
+      sum += hivmtest::value(r.totals().bytes_block);
   return sum;
 }
 
@@ -140,7 +140,7 @@ TEST_CASE("chunk_kda: cube FLOP from mmadL1 operands") {
   // FLOP = 2MKN: 3 x 16 x 131072 + 4 x 4 x 262144 + 2 x 524288 = 6291456 + 4194304 + 1048576 = 11534336
   int64_t flop = 0;
   for (const OpRecord &r : p.ops)
-    if (r.cls == OpClass::Cube) flop += value(r.flop_block);
+    if (r.cls == OpClass::Cube) flop += value(r.totals().flop_block);
   CHECK(flop == 11534336);
   CHECK(op_at(p, 466).m == 64);
   CHECK(op_at(p, 466).k == 64);
@@ -161,7 +161,7 @@ TEST_CASE("chunk_kda: vector side counts with two AIV instances and sub-block co
   // 64x64 bf16 store = 8192 B.
   CHECK(value(op_at(p, 740).bytes) == 8192);
   // L1175 vreduce, in both loops: 1024 f32 = 16 repeats x 32 executions = 512 repeats per block.
-  CHECK(value(op_at(p, 1175).repeats_block) == 512);
+  CHECK(value(op_at(p, 1175).totals().repeats_block) == 512);
 }
 
 TEST_CASE("chunk_kda: scalar fallbacks and scalar work of the element-by-element loops") {
@@ -173,7 +173,7 @@ TEST_CASE("chunk_kda: scalar fallbacks and scalar work of the element-by-element
   CHECK(gather.count.value == 32768);
   CHECK(gather.count.exact);
   CHECK(gather.scalar_kind == "gm_load");
-  CHECK(value(gather.bytes_block) == 65536);
+  CHECK(value(gather.totals().bytes_block) == 65536);
   CHECK(gather.eligibility.fallback);
   CHECK(gather.eligibility.cause.find("gather: element-by-element GM load") == 0);
   CHECK(gather.eligibility.cause.find("ExtractedLoadOrStore") != std::string::npos);
@@ -227,9 +227,9 @@ TEST_CASE("seeded_serial: the 4 barriers, the handoffs and per-block work") {
   // Vector work: vmul + vadd on 2048 f32 (32 repeats each) x 512 = 32768 repeats, 2 x 512 x 2048 FLOP.
   int64_t repeats = 0, flop = 0;
   for (const OpRecord &r : p.ops) {
-    if (r.pipes != std::vector<Pipe>{Pipe::V} || !r.repeats_block.value) continue;
-    repeats += *r.repeats_block.value;
-    flop += r.flop_block.value.value_or(0);
+    if (r.pipes != PipeList{Pipe::V} || !r.totals().repeats_block.value) continue;
+    repeats += *r.totals().repeats_block.value;
+    flop += r.totals().flop_block.value.value_or(0);
   }
   CHECK(repeats == 32768);
   CHECK(flop == 2097152);
@@ -238,9 +238,9 @@ TEST_CASE("seeded_serial: the 4 barriers, the handoffs and per-block work") {
   CHECK(dma_bytes(p, 0, Pipe::MTE3) == 16384);
   // Stream B is block-dependent: the grid total is 32 full blocks x 8192 B = 262144 B (64K f32), while
   // stream A moves 4096 x 8192 = 33554432 B.
-  CHECK(value(op_at(p, 61).bytes_grid) == 262144);
-  CHECK_FALSE(op_at(p, 61).bytes_grid.estimated);
-  CHECK(value(op_at(p, 40).bytes_grid) == 33554432);
+  CHECK(value(op_at(p, 61).totals().bytes_grid) == 262144);
+  CHECK_FALSE(op_at(p, 61).totals().bytes_grid.estimated);
+  CHECK(value(op_at(p, 40).totals().bytes_grid) == 33554432);
   // Loop control of the 512-step loop: 1 + 2 x 512 = 1025 scalar instructions per block.
   CHECK(value(op_at(p, 64).scalar_block) == 1025);
 }

@@ -78,9 +78,9 @@ TEST_CASE("the generic printed form gives the same numbers as the custom form") 
   auto sums = [](const Program &p) {
     std::map<std::string, int64_t> s;
     for (const OpRecord &r : p.ops) {
-      if (r.cls == OpClass::Dma) s[std::string("bytes.") + pipe_name(r.pipes[0])] += hivmtest::value(r.bytes_block);
-      if (r.repeats_block.value) s["repeats"] += *r.repeats_block.value;
-      if (r.flop_block.value) s["flop"] += *r.flop_block.value;
+      if (r.cls == OpClass::Dma) s[std::string("bytes.") + pipe_name(r.pipes[0])] += hivmtest::value(r.totals().bytes_block);
+      if (r.totals().repeats_block.value) s["repeats"] += *r.totals().repeats_block.value;
+      if (r.totals().flop_block.value) s["flop"] += *r.totals().flop_block.value;
     }
     return s;
   };
@@ -156,7 +156,7 @@ TEST_CASE("DES interop: records, counts and the known defects as warnings") {
   CHECK(load.name == "hivm.hir.load");
   CHECK(load.count.value == 32);
   CHECK(value(load.bytes) == 512);
-  CHECK(value(load.bytes_block) == 16384);
+  CHECK(value(load.totals().bytes_block) == 16384);
   bool flops_warning = false;
   for (const std::string &w : p.warnings) flops_warning = flops_warning || w.find("\"flops\" is 0 in every record") != std::string::npos;
   CHECK(flops_warning);

@@ -189,8 +189,8 @@ TEST_CASE("H6/H7/H8: attributes before ins, after outs, and ops without ins") {
   // L647: varange offset[%c0] strides[%c1] outs(memref<64xi32>): no ins, 64*4 = 256 B = 1 repeat.
   CHECK(value(op_at(p, 647).repeats) == 1);
   // L87: set_ffts_base_addr %arg0 and L92: get_block_idx -> i64 are scalar-unit ops.
-  CHECK(op_at(p, 87).pipes == std::vector<Pipe>{Pipe::S});
-  CHECK(op_at(p, 92).pipes == std::vector<Pipe>{Pipe::S});
+  CHECK(op_at(p, 87).pipes == PipeList{Pipe::S});
+  CHECK(op_at(p, 92).pipes == PipeList{Pipe::S});
 }
 
 TEST_CASE("H6: a pad_value ': f32' after outs is not the op's type") {
@@ -249,7 +249,7 @@ TEST_CASE("H11: copies on tensors have no address spaces, so no pipe: counted as
     if (u.op == "hivm.hir.copy") listed = std::find(u.lines.begin(), u.lines.end(), 186u) != u.lines.end();
   CHECK(listed);
   // L196: copy UB -> UB on memrefs is a vector-pipe copy.
-  CHECK(op_at(d, 196).pipes == std::vector<Pipe>{Pipe::V});
+  CHECK(op_at(d, 196).pipes == PipeList{Pipe::V});
 }
 
 TEST_CASE("H12/H13: fully dynamic NZ operands and mmadL1 details") {
@@ -258,7 +258,7 @@ TEST_CASE("H12/H13: fully dynamic NZ operands and mmadL1 details") {
   // L312: mmadL1 ins(%cast_29, %cast_30, %true, %c64, %c32, %c32 : memref<?x?x?x?xbf16, cbuf>, ...) with
   // sync_related_args(%c3_i64, %c4_i64, %c-1_i64_37, ...): M,K,N = 64,32,32 -> 2*64*32*32 = 131072 FLOP.
   const OpRecord &mm = op_at(p, 312);
-  CHECK(mm.pipes == (std::vector<Pipe>{Pipe::MTE1, Pipe::M}));
+  CHECK(mm.pipes == (PipeList{Pipe::MTE1, Pipe::M}));
   CHECK(mm.m == 64);
   CHECK(mm.k == 32);
   CHECK(mm.n == 32);
@@ -294,9 +294,9 @@ TEST_CASE("H19/H20: vbrc into cbuf runs on MTE2; pointer_cast with two addresses
   PBTEST_REQUIRE_SHARED();
   Program p = analyze_text(hivmtest::shared_hivm("chunk_kda.npuir.mlir"), {});
   // L364: vbrc ins(%cst : bf16) outs(memref<2048xbf16, cbuf>): pipe MTE2.
-  CHECK(op_at(p, 364).pipes == std::vector<Pipe>{Pipe::MTE2});
+  CHECK(op_at(p, 364).pipes == PipeList{Pipe::MTE2});
   // L784: vbrc ins(memref<64x1xf16, ub>) outs(memref<64x32xf16, ub>): pipe V, 2048 f16 = 16 repeats.
-  CHECK(op_at(p, 784).pipes == std::vector<Pipe>{Pipe::V});
+  CHECK(op_at(p, 784).pipes == PipeList{Pipe::V});
   CHECK(value(op_at(p, 784).repeats) == 16);
   Program a = analyze_text(hivmtest::shared_hivm("amort_copy_128.npuir.mlir"), {});
   // L39: load into %16 = pointer_cast(%c0_i64, %c512_i64): memref<128xf32, ub>, 512 B at 0 and at 512.

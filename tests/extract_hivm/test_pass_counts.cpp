@@ -234,16 +234,16 @@ TEST_CASE("counts: per block, per grid and the fewest over every block, with qua
     CHECK(*vadd.count_grid.value == 13);
     CHECK_FALSE(vadd.count_grid.estimated);
     // 64 f32 = 1 repeat and 64 FLOP per execution.
-    CHECK(*vadd.repeats_block.value == 4);
-    CHECK(*vadd.flop_block.value == 256);
-    CHECK(*vadd.flop_grid.value == 13 * 64);
+    CHECK(*vadd.totals().repeats_block.value == 4);
+    CHECK(*vadd.totals().flop_block.value == 256);
+    CHECK(*vadd.totals().flop_grid.value == 13 * 64);
     CHECK(*vadd.block_min.flop == 3 * 64);
     CHECK(*vadd.issued_block.value == 4);
     CHECK(vadd.repeats.value == 1);  // the representative execution
     // The load: 64 f32 = 256 bytes per execution.
     const OpRecord &load = p.ir.prog.ops[p.record_at(13)];
-    CHECK(*load.bytes_block.value == 4 * 256);
-    CHECK(*load.bytes_grid.value == 13 * 256);
+    CHECK(*load.totals().bytes_block.value == 4 * 256);
+    CHECK(*load.totals().bytes_grid.value == 13 * 256);
   });
   // With a budget too small to enumerate the grid: block 0 times the block count, estimated.
   AnalysisOptions small = grid({4});

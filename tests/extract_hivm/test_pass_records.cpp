@@ -43,16 +43,16 @@ TEST_CASE("eligibility: scalar work in an element-by-element loop is a fallback 
         " (loop marked {ExtractedLoadOrStore}: an access the compiler could not turn into a DMA or vector op)";
     CHECK(elig(8).fallback);
     CHECK(elig(8).landed == "scalar");
-    CHECK(elig(8).units == std::vector<std::string>{"mte2", "vector", "scalar"});
+    CHECK(elig(8).units == std::vector<Word>{"mte2", "vector", "scalar"});
     CHECK(elig(8).cause == "gather: element-by-element GM load on the scalar unit" + extracted);
     CHECK(elig(9).cause == "integer width conversion per element on the scalar unit");
-    CHECK(elig(9).units == std::vector<std::string>{"vector", "scalar"});
+    CHECK(elig(9).units == std::vector<Word>{"vector", "scalar"});
     CHECK(elig(11).cause == "element-by-element UB store on the scalar unit" + extracted);
-    CHECK(elig(11).units == std::vector<std::string>{"vector", "mte3", "scalar"});
+    CHECK(elig(11).units == std::vector<Word>{"vector", "mte3", "scalar"});
     CHECK(elig(7).cause == "loop control of an element-by-element scalar loop");
     // Outside the loop: no fallback; the vadd lands on the vector unit, the constant on the scalar one.
     CHECK_FALSE(elig(13).fallback);
-    CHECK(elig(13).units == std::vector<std::string>{"vector"});
+    CHECK(elig(13).units == std::vector<Word>{"vector"});
     CHECK(elig(13).landed == "vector");
     CHECK_FALSE(elig(2).fallback);
     // One finding per fallback, in record order, with its count per block.
@@ -79,6 +79,22 @@ TEST_CASE("eligibility: fallback_cause names the kind of scalar work") {
   CHECK(fallback_cause(r, false) == "scatter: element-by-element GM store on the scalar unit");
 }
 
+TEST_CASE("records: an 8-byte optional number refuses the one value it uses for 'absent'") {
+  OptInt64 q;
+  CHECK_FALSE(q.has_value());
+  q = INT64_MAX;
+  REQUIRE(q);
+  CHECK(*q == INT64_MAX);
+  q = INT64_MIN + 1;
+  CHECK(*q == INT64_MIN + 1);
+  CHECK_THROWS_AS(q = INT64_MIN, std::overflow_error);
+  CHECK_THROWS_AS(Quantity::exact(INT64_MIN), std::overflow_error);
+  CHECK(q.value_or(0) == INT64_MIN + 1);  // unchanged by the refused store
+  q = std::nullopt;
+  CHECK(q.value_or(7) == 7);
+  CHECK(OptInt64(std::optional<int64_t>(-3)).optional() == std::optional<int64_t>(-3));
+}
+
 TEST_CASE("records: loop records, loop control per entry and iteration, body instructions per iteration") {
   with_function(kGather, {}, [](Passes &p) {
     p.run_all();
@@ -99,7 +115,7 @@ TEST_CASE("records: loop records, loop control per entry and iteration, body ins
     CHECK(*p.ir.prog.ops[p.record_at(9)].scalar_block.value == 16);
     CHECK(lr.body_scalar_instructions == 6);
     // Scalar GM loads move their element per execution: 16 x 8 bytes.
-    CHECK(*p.ir.prog.ops[p.record_at(8)].bytes_block.value == 128);
+    CHECK(*p.ir.prog.ops[p.record_at(8)].totals().bytes_block.value == 128);
     CHECK(p.ir.prog.functions[0].block_num.reason.str() == "no {logical_block_num} annotation in this function");
   });
 }

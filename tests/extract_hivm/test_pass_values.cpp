@@ -397,12 +397,12 @@ TEST_CASE("hivm_ops: sync operands (static and dynamic events), copy pipes from 
     CHECK(set.sync->from == Pipe::MTE2);
     CHECK(set.sync->to == Pipe::V);
     CHECK(set.sync->event == 3);
-    CHECK(set.pipes == std::vector<Pipe>{Pipe::MTE2});
-    CHECK(p.ir.prog.ops[p.record_at(9)].pipes == std::vector<Pipe>{Pipe::ALL});
+    CHECK(set.pipes == PipeList{Pipe::MTE2});
+    CHECK(p.ir.prog.ops[p.record_at(9)].pipes == PipeList{Pipe::ALL});
     // UB -> UB copy: the vector pipe, reading one fixed UB buffer and writing the other.
     const OpRecord &copy = p.ir.prog.ops[p.record_at(10)];
     CHECK(copy.cls == OpClass::VectorMove);
-    CHECK(copy.pipes == std::vector<Pipe>{Pipe::V});
+    CHECK(copy.pipes == PipeList{Pipe::V});
     CHECK(copy.path_name == "ub_to_ub");
     REQUIRE(copy.reads.size() == 1);
     CHECK(copy.reads[0].kind == BufferRef::Kind::Address);

@@ -200,7 +200,7 @@ Program analyze_once(std::string_view text, const AnalysisOptions &options) {
     ++u.count;
     if (u.lines.size() < 32) u.lines.push_back(r.line);
     if (u.reason.empty())
-      u.reason = !r.unresolved_pipe.empty() ? r.unresolved_pipe : (r.notes.empty() ? "not modelled" : r.notes[0]);
+      u.reason = !r.unresolved_pipe.empty() ? r.unresolved_pipe.str() : (r.notes.empty() ? "not modelled" : r.notes[0]);
   }
   for (auto &[name, u] : unmodelled) prog.unmodelled.push_back(std::move(u));
   analyze_sync(prog, views);

@@ -163,13 +163,13 @@ Program read_des(const json &des, std::string_view text, const AnalysisOptions &
     if (r.name == "hivm.hir.copy" && !r.pipes.empty() && r.pipes[0] == Pipe::V) r.cls = OpClass::VectorMove;
     const int64_t lm = o.value("loop_multiplier", int64_t{1});
     const uint32_t inst = prog.functions.back().instances_per_block;
-    r.count = Count{true, true, lm * inst, lm * inst, lm * inst, {}, false, std::nullopt};
-    r.count_instance = Count{true, true, lm, lm, lm, {}, false, std::nullopt};
+    r.count = Count::exactly(lm * inst);
+    r.count_instance = Count::exactly(lm);
     r.dtype = o.value("elem_type", "");
     r.src = space_from_name(o.value("src_space", ""));
     r.dst = space_from_name(o.value("dst_space", ""));
     if (r.src != Space::Unknown && r.dst != Space::Unknown)
-      r.path_name = std::string(space_name(r.src)) + "_to_" + space_name(r.dst);
+      r.path_name = path_word(r.src, r.dst);
     const int64_t bytes = o.value("bytes", int64_t{0});
     const int64_t elements = o.value("elements", int64_t{0});
     if (elements > 0) r.elements = Quantity::exact(elements);
@@ -180,16 +180,16 @@ Program read_des(const json &des, std::string_view text, const AnalysisOptions &
         r.bytes.reason = "DES defect: bytes is 0 on a transfer";
         ++zero_byte_transfers;
       }
-      r.bytes_block = bytes > 0 ? Quantity::exact(bytes * lm * inst) : r.bytes;
-      r.bytes_instance = bytes > 0 ? Quantity::exact(bytes * lm) : r.bytes;
+      r.mutable_totals().bytes_block = bytes > 0 ? Quantity::exact(bytes * lm * inst) : r.bytes;
+      r.mutable_totals().bytes_instance = bytes > 0 ? Quantity::exact(bytes * lm) : r.bytes;
       r.issued_instructions = 1;
     }
     const bool vector = !r.pipes.empty() && r.pipes[0] == Pipe::V && r.cls != OpClass::SetFlag &&
                         r.cls != OpClass::WaitFlag && r.cls != OpClass::PipeBarrier;
     if (vector || r.cls == OpClass::Cube) {
       r.flop.reason = "DES defect: flops is 0 in every record";
-      r.flop_block = r.flop;
-      r.flop_instance = r.flop;
+      r.mutable_totals().flop_block = r.flop;
+      r.mutable_totals().flop_instance = r.flop;
     }
     if (vector) {
       uint32_t bits = elem_bits(r.dtype);
@@ -198,9 +198,9 @@ Program read_des(const json &des, std::string_view text, const AnalysisOptions &
         int64_t rep = (elements * bits + rb - 1) / rb;
         r.repeats = Quantity{rep, true, "recomputed from DES elements as contiguous repeats (layout unknown)"};
         r.masked_lanes = Quantity{rep * (rb / bits) - elements, true, r.repeats.reason};
-        r.repeats_block = Quantity{rep * lm * inst, true, r.repeats.reason};
-        r.repeats_instance = Quantity{rep * lm, true, r.repeats.reason};
-        r.masked_block = Quantity{(rep * (rb / bits) - elements) * lm * inst, true, r.repeats.reason};
+        r.mutable_totals().repeats_block = Quantity{rep * lm * inst, true, r.repeats.reason};
+        r.mutable_totals().repeats_instance = Quantity{rep * lm, true, r.repeats.reason};
+        r.mutable_totals().masked_block = Quantity{(rep * (rb / bits) - elements) * lm * inst, true, r.repeats.reason};
         r.estimated_fields = {"repeats", "masked_lanes"};
         r.issued_instructions = static_cast<uint32_t>(std::max<int64_t>(1, (rep + 254) / 255));
       } else {
@@ -280,7 +280,7 @@ Program read_des(const json &des, std::string_view text, const AnalysisOptions &
     };
     buffers("read_buffers", r.reads);
     buffers("write_buffers", r.writes);
-    r.eligibility.units = {r.pipes.empty() ? "none" : pipe_name(r.pipes.back())};
+    r.eligibility.units = {r.pipes.empty() ? Word("none") : Word::of_static(pipe_name(r.pipes.back()))};
     r.eligibility.landed = r.eligibility.units[0];
     ++prog.histogram[r.name];
     prog.ops.push_back(std::move(r));
@@ -305,7 +305,7 @@ Program read_des(const json &des, std::string_view text, const AnalysisOptions &
     u.op = r.name;
     ++u.count;
     if (u.lines.size() < 32) u.lines.push_back(r.line);
-    u.reason = r.unresolved_pipe.empty() ? "not in the op table" : r.unresolved_pipe;
+    u.reason = r.unresolved_pipe.empty() ? "not in the op table" : r.unresolved_pipe.str();
   }
   for (auto &[n, u] : unmodelled) prog.unmodelled.push_back(u);
   for (const OpRecord &r : prog.ops) {

@@ -127,7 +127,7 @@ struct BlockKeys {
 };
 BlockKeys block_keys(const OpRecord &r) {
   auto has = [](const Quantity &q) { return q.value.has_value() || !q.reason.empty(); };
-  return {is_dma_like(r) && has(r.bytes_block), has(r.flop_block), is_vector_class(r.cls) && has(r.repeats_block),
+  return {is_dma_like(r) && has(r.totals().bytes_block), has(r.totals().flop_block), is_vector_class(r.cls) && has(r.totals().repeats_block),
           has(r.scalar_block), has(r.issued_block)};
 }
 
@@ -149,14 +149,14 @@ void write_block(JsonWriter &w, const OpRecord &r, std::vector<std::pair<const c
   const bool vec = is_vector_class(r.cls);
   w.key("block");
   QuantityObject block(w, reasons, true);
-  if (dma_like) block.put("bytes", r.bytes_block);
-  block.put("elements", r.elements_block);
-  block.put("flop", r.flop_block);
+  if (dma_like) block.put("bytes", r.totals().bytes_block);
+  block.put("elements", r.totals().elements_block);
+  block.put("flop", r.totals().flop_block);
   if (vec) {
-    block.put("repeats", r.repeats_block);
-    block.put("masked_lanes", r.masked_block);
+    block.put("repeats", r.totals().repeats_block);
+    block.put("masked_lanes", r.totals().masked_block);
   }
-  if (r.cls == OpClass::Dma) block.put("packets", r.packets_block);
+  if (r.cls == OpClass::Dma) block.put("packets", r.totals().packets_block);
   block.put("scalar_instructions", r.scalar_block);
   block.put("issued_instructions", r.issued_block);
   block.close();
@@ -171,9 +171,9 @@ void write_grid(JsonWriter &w, const OpRecord &r) {
   w.key("grid");
   QuantityObject grid(w, reasons, true);
   grid.put("count", r.count_grid);
-  if (is_dma_like(r)) grid.put("bytes", r.bytes_grid);
-  grid.put("flop", r.flop_grid);
-  if (is_vector_class(r.cls)) grid.put("repeats", r.repeats_grid);
+  if (is_dma_like(r)) grid.put("bytes", r.totals().bytes_grid);
+  grid.put("flop", r.totals().flop_grid);
+  if (is_vector_class(r.cls)) grid.put("repeats", r.totals().repeats_grid);
   grid.put("scalar_instructions", r.scalar_grid);
   grid.put("issued_instructions", r.issued_grid);
   grid.close();
@@ -189,13 +189,13 @@ bool same_count(const Count &a, const Count &b) {
 
 /// Whether the user's facts changed any number of the record (count, block_min, block, grid).
 bool changed_by_facts(const OpRecord &s, const OpRecord &g) {
-  return !same_count(s.count, g.count) || !(s.block_min == g.block_min) || !same_q(s.bytes_block, g.bytes_block) ||
-         !same_q(s.elements_block, g.elements_block) || !same_q(s.flop_block, g.flop_block) ||
-         !same_q(s.repeats_block, g.repeats_block) || !same_q(s.masked_block, g.masked_block) ||
-         !same_q(s.packets_block, g.packets_block) || !same_q(s.scalar_block, g.scalar_block) ||
+  return !same_count(s.count, g.count) || !(s.block_min == g.block_min) || !same_q(s.totals().bytes_block, g.totals().bytes_block) ||
+         !same_q(s.totals().elements_block, g.totals().elements_block) || !same_q(s.totals().flop_block, g.totals().flop_block) ||
+         !same_q(s.totals().repeats_block, g.totals().repeats_block) || !same_q(s.totals().masked_block, g.totals().masked_block) ||
+         !same_q(s.totals().packets_block, g.totals().packets_block) || !same_q(s.scalar_block, g.scalar_block) ||
          !same_q(s.issued_block, g.issued_block) || !same_q(s.count_grid, g.count_grid) ||
-         !same_q(s.bytes_grid, g.bytes_grid) || !same_q(s.flop_grid, g.flop_grid) ||
-         !same_q(s.repeats_grid, g.repeats_grid) || !same_q(s.scalar_grid, g.scalar_grid) ||
+         !same_q(s.totals().bytes_grid, g.totals().bytes_grid) || !same_q(s.totals().flop_grid, g.totals().flop_grid) ||
+         !same_q(s.totals().repeats_grid, g.totals().repeats_grid) || !same_q(s.scalar_grid, g.scalar_grid) ||
          !same_q(s.issued_grid, g.issued_grid);
 }
 
@@ -233,12 +233,12 @@ void write_op(JsonWriter &w, const OpRecord &r, bool with_grid, const OpRecord *
   w.begin_object();
   w.field("id", r.id).field("function", r.function).field("op", r.name).field("line", r.line);
   if (r.loc.empty()) w.null_field("loc");
-  else w.field("loc", r.loc);
+  else w.field("loc", r.loc.str());
   w.field("class", op_class_name(r.cls)).field("modelled", r.modelled);
   w.key("pipes").begin_array();
   for (Pipe p : r.pipes) w.value(pipe_name(p));
   w.end_array();
-  if (!r.unresolved_pipe.empty()) w.field("pipe_reason", r.unresolved_pipe);
+  if (!r.unresolved_pipe.empty()) w.field("pipe_reason", r.unresolved_pipe.str());
   w.field("core", core_name(r.core)).field("loop_depth", r.loop_depth);
   w.key("count");
   write_count(w, r.count);
@@ -277,7 +277,7 @@ void write_op(JsonWriter &w, const OpRecord &r, bool with_grid, const OpRecord *
     }
     if (!r.path_name.empty()) w.field("path", r.path_name);
     if (r.cls == OpClass::Cube) {
-      w.field("m", r.m).field("k", r.k).field("n", r.n);
+      w.field("m", r.m.optional()).field("k", r.k.optional()).field("n", r.n.optional());
       if (r.mte1_bytes >= 0) w.field("mte1_bytes", r.mte1_bytes);
       else w.null_field("mte1_bytes");
     }
@@ -288,9 +288,9 @@ void write_op(JsonWriter &w, const OpRecord &r, bool with_grid, const OpRecord *
   std::vector<std::pair<const char *, std::string>> ignored;
   w.key("instance");
   QuantityObject inst(w, ignored, true);
-  if (dma_like) inst.put("bytes", r.bytes_instance);
-  inst.put("flop", r.flop_instance);
-  if (vec) inst.put("repeats", r.repeats_instance);
+  if (dma_like) inst.put("bytes", r.totals().bytes_instance);
+  inst.put("flop", r.totals().flop_instance);
+  if (vec) inst.put("repeats", r.totals().repeats_instance);
   inst.put("scalar_instructions", r.scalar_instance);
   inst.put("issued_instructions", r.issued_instance);
   inst.close();
@@ -301,7 +301,7 @@ void write_op(JsonWriter &w, const OpRecord &r, bool with_grid, const OpRecord *
   w.key("eligibility").begin_object();
   w.array("units", r.eligibility.units);
   w.field("landed", r.eligibility.landed).field("fallback", r.eligibility.fallback);
-  if (r.eligibility.fallback) w.field("cause", r.eligibility.cause);
+  if (r.eligibility.fallback) w.field("cause", r.eligibility.cause.str());
   w.end_object();
   if (r.sync) {
     const SyncInfo &s = *r.sync;
@@ -434,13 +434,13 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
     if (mode == Mode::BlockMin && r.cls == OpClass::Loop) scalar = issued = Quantity::exact(0);
     if (r.scalar_instructions > 0 || r.cls == OpClass::Loop) {
       t.scalar.add(scalar);
-      t.scalar_by_kind[r.scalar_kind.empty() ? "other" : r.scalar_kind].add(scalar);
+      t.scalar_by_kind[r.scalar_kind.empty() ? "other" : std::string(r.scalar_kind)].add(scalar);
       if (r.eligibility.fallback) t.fallback_scalar.add(scalar);
     }
     t.issued.add(issued);
     if (scalar.estimated || issued.estimated) t.estimated = true;
     if (r.cls == OpClass::ScalarMemory && r.scalar_gm_bytes > 0) {
-      Quantity b = pick(r, mode, r.bytes, r.bytes_block, times_count(r.count_instance, r.scalar_gm_bytes), r.bytes_grid);
+      Quantity b = pick(r, mode, r.bytes, r.totals().bytes_block, times_count(r.count_instance, r.scalar_gm_bytes), r.totals().bytes_grid);
       t.gm_scalar_bytes.add(b);
     }
     switch (r.cls) {
@@ -454,11 +454,11 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
     }
     if (!r.modelled) continue;
     if (r.cls == OpClass::Dma) {
-      Quantity bytes = pick(r, mode, r.bytes, r.bytes_block, r.bytes_instance, r.bytes_grid);
-      Quantity packets = pick(r, mode, r.packets, r.packets_block, Quantity{}, Quantity{});
+      Quantity bytes = pick(r, mode, r.bytes, r.totals().bytes_block, r.totals().bytes_instance, r.totals().bytes_grid);
+      Quantity packets = pick(r, mode, r.packets, r.totals().packets_block, Quantity{}, Quantity{});
       std::string pipe = r.pipes.empty() ? "none" : pipe_name(r.pipes.front());
       std::string packet = r.packet_bytes.value ? std::to_string(*r.packet_bytes.value) : "unknown";
-      auto &m = t.mte[{pipe, r.path_name.empty() ? "unknown" : r.path_name, packet}];
+      auto &m = t.mte[{pipe, r.path_name.empty() ? "unknown" : std::string(r.path_name), packet}];
       m.bytes.add(bytes);
       m.transfers.add(cnt);
       if (mode == Mode::Block || mode == Mode::BlockMin) m.packets.add(packets);
@@ -466,9 +466,9 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
       if (bytes.estimated) t.estimated = true;
       if (!bytes.value) t.unknown.insert("mte bytes (" + r.name + " line " + std::to_string(r.line) + ")");
     } else if (is_vector_class(r.cls)) {
-      Quantity rep = pick(r, mode, r.repeats, r.repeats_block, r.repeats_instance, r.repeats_grid);
-      Quantity flop = pick(r, mode, r.flop, r.flop_block, r.flop_instance, r.flop_grid);
-      Quantity masked = pick(r, mode, r.masked_lanes, r.masked_block, Quantity{}, Quantity{});
+      Quantity rep = pick(r, mode, r.repeats, r.totals().repeats_block, r.totals().repeats_instance, r.totals().repeats_grid);
+      Quantity flop = pick(r, mode, r.flop, r.totals().flop_block, r.totals().flop_instance, r.totals().flop_grid);
+      Quantity masked = pick(r, mode, r.masked_lanes, r.totals().masked_block, Quantity{}, Quantity{});
       t.v_repeats.add(rep);
       t.v_flop.add(flop);
       t.v_exec.add(cnt);
@@ -480,11 +480,11 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
       if (mode == Mode::Block || mode == Mode::BlockMin) vc.masked.add(masked);
       if (rep.estimated || flop.estimated) t.estimated = true;
       if (r.name == "hivm.hir.copy") {
-        Quantity bytes = pick(r, mode, r.bytes, r.bytes_block, r.bytes_instance, r.bytes_grid);
+        Quantity bytes = pick(r, mode, r.bytes, r.totals().bytes_block, r.totals().bytes_instance, r.totals().bytes_grid);
         t.bytes_by_pipe["V"].add(bytes);
       }
     } else if (r.cls == OpClass::Cube) {
-      Quantity flop = pick(r, mode, r.flop, r.flop_block, r.flop_instance, r.flop_grid);
+      Quantity flop = pick(r, mode, r.flop, r.totals().flop_block, r.totals().flop_instance, r.totals().flop_grid);
       t.c_flop.add(flop);
       t.c_exec.add(cnt);
       t.c_flop_by_dtype[r.dtype.empty() ? "unknown" : r.dtype].add(flop);

@@ -5,7 +5,7 @@ namespace pb::hivm::analysis {
 
 namespace {
 
-const char *unit_of_pipe(Pipe p) {
+Word unit_of_pipe(Pipe p) {
   switch (p) {
     case Pipe::S: return "scalar";
     case Pipe::V: return "vector";
@@ -50,11 +50,11 @@ std::string fallback_cause(const OpRecord &r, bool extracted) {
 void judge_eligibility(FunctionIr &ir, uint32_t r) {
   OpRecord &record = ir.rec(r);
   Eligibility &e = record.eligibility;
-  e.landed = record.pipes.empty() ? "none" : unit_of_pipe(record.pipes.back());
+  e.landed = record.pipes.empty() ? Word("none") : unit_of_pipe(record.pipes.back());
   switch (record.cls) {
     case OpClass::Cube: e.units = {"cube"}; e.landed = "cube"; break;
     case OpClass::CubeMacro: e.units = {"cube"}; break;
-    default: e.units = {is_vector_class(record.cls) ? std::string("vector") : e.landed}; break;
+    default: e.units = {is_vector_class(record.cls) ? Word("vector") : e.landed}; break;
   }
   // Scalar fallbacks: scalar work inside an element-by-element loop.
   bool in_element_loop = false, extracted = false;

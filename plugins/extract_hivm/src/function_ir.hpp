@@ -134,8 +134,6 @@ struct OpDetail {
   std::vector<Operand> ins, outs;
   std::vector<ValueId> scalars;  // mmadL1: init, m, k, n
   ValueId event = kNone;         // dynamic event id
-  ValueId memref = kNone;        // memref.load/store: the memref
-  Type memref_type;
   bool hivm = false;
 };
 
@@ -177,7 +175,7 @@ inline int64_t elem_bytes_ceil(int64_t elements, uint32_t bits) {
 inline std::string dtype_name(const ElemType &e) { return e.known() ? std::string(e.name) : std::string(); }
 
 /// A record that issues `instructions` scalar instructions of one kind per execution.
-inline void set_scalar_work(OpRecord &record, uint32_t instructions, const char *kind) {
+inline void set_scalar_work(OpRecord &record, uint32_t instructions, Word kind) {
   record.scalar_instructions = instructions;
   record.issued_instructions = instructions;
   record.scalar_kind = kind;

@@ -69,7 +69,7 @@ void HivmOps::handle_structured(const Op &op, uint32_t r, const OpInfo &info, in
   record.src = src != nullptr ? src->type.space : Space::Unknown;
   record.dst = dst != nullptr ? dst->type.space : Space::Unknown;
   if (record.src != Space::Unknown && record.dst != Space::Unknown)
-    record.path_name = std::string(space_name(record.src)) + "_to_" + space_name(record.dst);
+    record.path_name = path_word(record.src, record.dst);
   const bool tensor_form = (src != nullptr && src->type.kind == Type::Kind::Tensor) ||
                            (dst != nullptr && dst->type.kind == Type::Kind::Tensor);
   std::string_view m = op.name.substr(op.name.rfind('.') + 1);

@@ -10,11 +10,16 @@
 #ifndef PERFBOUND_EXTRACT_HIVM_PROGRAM_HPP
 #define PERFBOUND_EXTRACT_HIVM_PROGRAM_HPP
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
+#include <initializer_list>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,6 +68,7 @@ class Reason {
     return *this;
   }
   friend std::string operator+(std::string left, const Reason &right) { return left.append(right.str()); }
+  friend bool operator==(const Reason &left, std::string_view right) { return left.str() == right; }
   friend std::string operator+(const char *left, const Reason &right) { return std::string(left) + right; }
 
  private:
@@ -70,33 +76,129 @@ class Reason {
   std::unique_ptr<std::string> text_;
 };
 
+/// An int64_t that may be absent, in 8 bytes instead of std::optional's 16 (a record
+/// holds ~40 of them). The one value it cannot hold, INT64_MIN, marks "absent": storing
+/// it throws, so no number turns into "unknown" silently. Reads like std::optional.
+class OptInt64 {
+ public:
+  constexpr OptInt64() = default;
+  constexpr OptInt64(std::nullopt_t) {}  // NOLINT(google-explicit-constructor): as std::optional
+  OptInt64(int64_t v) : v_(checked(v)) {}  // NOLINT(google-explicit-constructor)
+  OptInt64(const std::optional<int64_t> &v) : v_(v ? checked(*v) : kAbsent) {}  // NOLINT(google-explicit-constructor)
+
+  [[nodiscard]] bool has_value() const { return v_ != kAbsent; }
+  explicit operator bool() const { return has_value(); }
+  int64_t operator*() const { return v_; }  // only when has_value(), as std::optional
+  [[nodiscard]] int64_t value_or(int64_t other) const { return has_value() ? v_ : other; }
+  [[nodiscard]] std::optional<int64_t> optional() const { return has_value() ? std::optional<int64_t>(v_) : std::nullopt; }
+  void reset() { v_ = kAbsent; }
+  bool operator==(const OptInt64 &) const = default;
+
+ private:
+  static constexpr int64_t kAbsent = std::numeric_limits<int64_t>::min();
+  static int64_t checked(int64_t v) {
+    if (v == kAbsent) throw std::overflow_error("a count or quantity of -2^63 cannot be represented");
+    return v;
+  }
+  int64_t v_ = kAbsent;
+};
+
 /// How many times something executes, per block or per core instance.
 struct Count {
-  bool known = true;    // false: no estimate at all (value is meaningless)
-  bool exact = true;
   int64_t value = 0;    // best estimate (exact when `exact`)
   int64_t min = 0;      // guaranteed minimum
   int64_t max = 0;      // guaranteed maximum (Interval::kPosInf when unbounded)
   Reason reason;        // why it is not exact
+  OptInt64 last_block;  // the value for the last block, when block-dependent and the grid is known
+  uint32_t unknown_loop = 0;  // line of the outermost enclosing loop with an unknown trip count (0: none)
+  bool known = true;    // false: no estimate at all (value is meaningless)
+  bool exact = true;
   bool block_dependent = false;
-  std::optional<int64_t> last_block;  // the value for the last block, when block-dependent and the grid is known
-  uint32_t unknown_loop = 0;          // line of the outermost enclosing loop with an unknown trip count (0: none)
+
+  /// Exactly `v` times.
+  static Count exactly(int64_t v) {
+    Count c;
+    c.value = c.min = c.max = v;
+    return c;
+  }
 };
 
 /// Per-block guaranteed minimum over every block of the grid of what an op does.
 /// Unset: unknown, or the per-execution value is an estimate that could be lower.
 struct BlockMin {
-  std::optional<int64_t> count, bytes, flop, repeats, scalar, issued;
+  OptInt64 count, bytes, flop, repeats, scalar, issued;
   bool operator==(const BlockMin &) const = default;
 };
 
 /// A per-execution number: exact, estimated (with a reason), or unknown.
 struct Quantity {
-  std::optional<int64_t> value;
+  OptInt64 value;
   bool estimated = false;
   Reason reason;
   [[nodiscard]] bool known() const { return value.has_value(); }
   static Quantity exact(int64_t v) { return {v, false, {}}; }
+};
+
+/// A word of a fixed vocabulary in one pointer: a string literal, or a name with static
+/// storage (pipe and unit names, copy paths). It cannot be built from a std::string, so it
+/// never points into text that is gone.
+class Word {
+ public:
+  constexpr Word() = default;
+  template <size_t N>
+  constexpr Word(const char (&literal)[N]) : text_(literal) {}  // NOLINT(google-explicit-constructor): a literal
+  Word(const std::string &) = delete;
+  /// `text` must live as long as the program (a literal or a static table's entry).
+  static constexpr Word of_static(const char *text) {
+    Word w;
+    w.text_ = text;
+    return w;
+  }
+  [[nodiscard]] const char *c_str() const { return text_; }
+  [[nodiscard]] bool empty() const { return *text_ == '\0'; }
+  operator std::string_view() const { return text_; }  // NOLINT(google-explicit-constructor)
+  friend bool operator==(Word left, std::string_view right) { return std::string_view(left) == right; }
+
+ private:
+  const char *text_ = "";
+};
+
+/// "gm_to_ub", "cc_to_gm", ...: the path of a copy between two known address spaces.
+inline Word path_word(Space src, Space dst) {
+  constexpr size_t kSpaces = static_cast<size_t>(Space::SSBUF) + 1;
+  static const auto kPaths = [] {
+    std::array<std::array<std::string, kSpaces>, kSpaces> paths;
+    for (size_t s = 0; s < kSpaces; ++s)
+      for (size_t d = 0; d < kSpaces; ++d)
+        if (space_name(Space(s)) != nullptr && space_name(Space(d)) != nullptr)
+          paths[s][d] = std::string(space_name(Space(s))) + "_to_" + space_name(Space(d));
+    return paths;
+  }();
+  return Word::of_static(kPaths.at(static_cast<size_t>(src)).at(static_cast<size_t>(dst)).c_str());
+}
+
+/// The pipes an op runs on: none, one, or two (mmadL1: MTE1 + M), kept inline.
+class PipeList {
+ public:
+  PipeList() = default;
+  PipeList(std::initializer_list<Pipe> pipes) {  // NOLINT(google-explicit-constructor): as a vector
+    if (pipes.size() > kMax) throw std::logic_error("an op runs on at most " + std::to_string(kMax) + " pipes");
+    for (Pipe p : pipes) pipes_[size_++] = p;
+  }
+  [[nodiscard]] bool empty() const { return size_ == 0; }
+  [[nodiscard]] size_t size() const { return size_; }
+  Pipe operator[](size_t i) const { return pipes_[i]; }
+  [[nodiscard]] Pipe front() const { return pipes_[0]; }
+  [[nodiscard]] Pipe back() const { return pipes_[size_ - 1]; }
+  [[nodiscard]] const Pipe *begin() const { return pipes_.data(); }
+  [[nodiscard]] const Pipe *end() const { return pipes_.data() + size_; }
+  void clear() { size_ = 0; }
+  bool operator==(const PipeList &other) const { return std::equal(begin(), end(), other.begin(), other.end()); }
+
+ private:
+  static constexpr size_t kMax = 2;
+  std::array<Pipe, kMax> pipes_{};
+  uint8_t size_ = 0;
 };
 
 /// A buffer a DMA or vector op reads or writes: the root allocation it views.
@@ -111,10 +213,10 @@ struct BufferRef {
 bool may_overlap(const BufferRef &a, const BufferRef &b);
 
 struct Eligibility {
-  std::vector<std::string> units;  // units that could execute the op: "vector", "cube", "scalar", "mte2", ...
-  std::string landed;              // the unit it runs on
+  std::vector<Word> units;  // units that could execute the op: "vector", "cube", "scalar", "mte2", ...
+  Word landed;              // the unit it runs on
   bool fallback = false;           // runs on the scalar unit although a wider unit is eligible
-  std::string cause;               // likely cause of the fallback
+  Reason cause;                    // likely cause of the fallback
 };
 
 struct SyncInfo {
@@ -127,17 +229,26 @@ struct SyncInfo {
   std::string mode;                   // sync_block: ALL_CUBE, ...
 };
 
+/// Per-block, per-instance and whole-grid sums of the data an op moves or computes. Only
+/// HIVM ops and scalar memory accesses have them (about one op in eight), so a record keeps
+/// them behind one pointer (OpRecord::totals).
+struct DataTotals {
+  Quantity bytes_block, elements_block, flop_block, repeats_block, masked_block, packets_block;
+  Quantity bytes_instance, flop_instance, repeats_instance;
+  Quantity bytes_grid, flop_grid, repeats_grid;  // whole grid, as the grid sums below
+};
+
 struct OpRecord {
   uint32_t id = 0;
   uint32_t function = 0;
   std::string name;
   uint32_t line = 0;
-  std::string loc;  // Python source location "file:line:col" when the dump carries one
+  Reason loc;  // Python source location "file:line:col" when the dump carries one
   OpClass cls = OpClass::Unknown;
   bool modelled = true;
-  std::vector<Pipe> pipes;
+  PipeList pipes;
   CoreType core = CoreType::Unknown;
-  std::string unresolved_pipe;  // why no pipe could be assigned (e.g. copy without address spaces)
+  Reason unresolved_pipe;  // why no pipe could be assigned (e.g. copy without address spaces)
 
   Count count;           // executions per block (all instances of the function in one block)
   Count count_instance;  // executions on the busiest instance (one core)
@@ -148,17 +259,16 @@ struct OpRecord {
   Quantity elements, bytes, flop, repeats, masked_lanes, packet_bytes, packets;
   std::string dtype;
   Space src = Space::Unknown, dst = Space::Unknown;
-  std::string path_name;  // "gm_to_ub", "l0c_to_gm", ...
-  std::optional<int64_t> m, k, n;  // cube
+  Word path_name;         // "gm_to_ub", "cc_to_gm", ...
+  OptInt64 m, k, n;                // cube
   int64_t mte1_bytes = -1;         // cube: L1 -> L0A/L0B bytes per execution (fractal-padded)
   int64_t scalar_gm_bytes = 0;     // memref.load/store on GM: bytes per execution
 
   // Per block, summed over the enumerated executions (exact quantities at every execution).
-  Quantity bytes_block, elements_block, flop_block, repeats_block, masked_block, packets_block;
-  Quantity bytes_instance, flop_instance, repeats_instance;
   // Whole grid (every block), when the block count is known: exact sums over all blocks when the
   // quantity depends on the block index and can be enumerated, else per block x blocks.
-  Quantity count_grid, bytes_grid, flop_grid, repeats_grid, scalar_grid, issued_grid;
+  // The data totals (bytes, elements, flop, ...): totals(); instructions and counts here.
+  Quantity count_grid, scalar_grid, issued_grid;
   Quantity scalar_block, issued_block;        // instructions per block (loops: 1 per entry + 2 per iteration)
   Quantity scalar_instance, issued_instance;  // the same on the busiest instance
   BlockMin block_min;                         // guaranteed per-block minimum over all blocks
@@ -167,13 +277,27 @@ struct OpRecord {
   // Instructions issued by the scalar unit per execution.
   uint32_t scalar_instructions = 0;  // scalar work (arith, address, loads, loop control)
   uint32_t issued_instructions = 0;  // all instructions issued (scalar + dispatched to other pipes)
-  std::string scalar_kind;           // arith, compare, bitwise, cast, address, gm_load, ub_access, loop_control, branch, hivm
+  Word scalar_kind;                  // arith, compare, bitwise, cast, address, gm_load, ub_access, loop_control, branch, hivm
 
   Eligibility eligibility;
   std::unique_ptr<SyncInfo> sync;  // sync ops only
   std::vector<BufferRef> reads, writes;
   std::vector<std::string> estimated_fields;  // names of fields holding estimates
   std::vector<std::string> notes;
+
+  /// The data totals: every quantity unknown without a reason when the op has none.
+  [[nodiscard]] const DataTotals &totals() const {
+    static const DataTotals kNone;
+    return totals_ ? *totals_ : kNone;
+  }
+  /// The data totals to fill in (allocated on first use).
+  DataTotals &mutable_totals() {
+    if (!totals_) totals_ = std::make_unique<DataTotals>();
+    return *totals_;
+  }
+
+ private:
+  std::unique_ptr<DataTotals> totals_;
 };
 
 struct FunctionArg {

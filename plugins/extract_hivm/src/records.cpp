@@ -114,9 +114,9 @@ void RecordAssembler::finish_records() {
     }
     if (record.cls == OpClass::ScalarMemory) {
       record.block_min.bytes = sat_mul(record.count.min, record.bytes.value.value_or(0));
-      record.bytes_block = times(record.count, record.bytes.value.value_or(0));
-      record.elements_block = times(record.count, 1);
-      if (ir_.prog.blocks) record.bytes_grid = times_q(record.count_grid, record.bytes.value.value_or(0));
+      record.mutable_totals().bytes_block = times(record.count, record.bytes.value.value_or(0));
+      record.mutable_totals().elements_block = times(record.count, 1);
+      if (ir_.prog.blocks) record.mutable_totals().bytes_grid = times_q(record.count_grid, record.bytes.value.value_or(0));
     }
     judge_eligibility(ir_, r);
     // Estimates and unresolved quantities.
@@ -172,7 +172,7 @@ void RecordAssembler::finish_function(FunctionView &view) {
     ev_.touch_ctx();
     Eval e = ev_.eval(ir_.logical_block_num);
     if (e.iv.exact()) {
-      fr.block_num = Count{true, true, e.iv.lo, e.iv.lo, e.iv.lo, {}, false, std::nullopt};
+      fr.block_num = Count::exactly(e.iv.lo);
     } else {
       fr.block_num.known = false;
       fr.block_num.exact = false;

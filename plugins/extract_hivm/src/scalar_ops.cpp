@@ -46,10 +46,10 @@ void ScalarOps::handle_constant(const Op &op, uint32_t r) {
 void ScalarOps::handle_arith(const Op &op, uint32_t r, OpClass cls) {
   OpRecord &record = ir_.rec(r);
   set_scalar_work(record, 1,
-                  cls == OpClass::ScalarArith     ? "arith"
-                  : cls == OpClass::ScalarCompare ? "compare"
-                  : cls == OpClass::ScalarBitwise ? "bitwise"
-                                                  : "cast");
+                  cls == OpClass::ScalarArith     ? Word("arith")
+                  : cls == OpClass::ScalarCompare ? Word("compare")
+                  : cls == OpClass::ScalarBitwise ? Word("bitwise")
+                                                  : Word("cast"));
   std::vector<std::string_view> operands;
   std::vector<TokSpan> result_types;
   std::string_view pred_word;
@@ -239,19 +239,16 @@ void ScalarOps::handle_scalar_memory(const Op &op, uint32_t r, int32_t path) {
   }
   Type t = ir_.type_of(type_toks);
   ValueId m = scope_.use(memref_name);
-  OpDetail &d = ir_.detail(r);
-  d.memref = m;
-  d.memref_type = t;
   Space space = t.space;
   if (space == Space::Unknown && m != kNone) space = ir_.values[m].type.space;
   record.dtype = dtype_name(t.elem);
   const uint32_t bytes = t.elem.bits / 8 > 0 ? t.elem.bits / 8 : 1;
   if (is_load) {
     record.src = space;
-    record.scalar_kind = space == Space::GM ? "gm_load" : "ub_access";
+    record.scalar_kind = space == Space::GM ? Word("gm_load") : Word("ub_access");
   } else {
     record.dst = space;
-    record.scalar_kind = space == Space::GM ? "gm_store" : "ub_access";
+    record.scalar_kind = space == Space::GM ? Word("gm_store") : Word("ub_access");
   }
   if (space == Space::GM) record.scalar_gm_bytes = bytes;
   record.bytes = Quantity::exact(bytes);

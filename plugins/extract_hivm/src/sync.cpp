@@ -50,7 +50,7 @@ std::vector<Brief> briefs_of(const Program &prog) {
 }
 
 Count sum_counts(const std::vector<uint32_t> &ops, const Program &prog) {
-  Count c{true, true, 0, 0, 0, {}, false, std::nullopt};
+  Count c = Count::exactly(0);
   for (uint32_t id : ops) {
     const Count &x = prog.ops[id].count;
     c.known = c.known && x.known;

@@ -239,7 +239,7 @@ void TripCounter::trip_per_entry(uint32_t L, LoopRecord &lr) {
     Eval lb = ev_.eval(loop.lb), ub = ev_.eval(loop.ub), st = ev_.eval(loop.step);
     if (lb.iv.exact() && ub.iv.exact() && st.iv.exact() && st.iv.lo > 0) {
       int64_t trip = ub.iv.lo > lb.iv.lo ? (ub.iv.lo - lb.iv.lo + st.iv.lo - 1) / st.iv.lo : 0;
-      lr.trip = Count{true, true, trip, trip, trip, {}, false, std::nullopt};
+      lr.trip = Count::exactly(trip);
       if ((lb.taint | ub.taint | st.taint) & (kTBlock | kTIV)) {
         lr.trip.exact = false;
         lr.trip.reason = "bounds depend on the block index or an outer loop: value for block 0 at the first outer iteration";

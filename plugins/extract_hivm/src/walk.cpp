@@ -5,6 +5,29 @@
 
 namespace pb::hivm::analysis {
 
+namespace {
+
+/// The ops in `region`, nested regions included: one record each, so the per-record
+/// vectors are reserved once instead of doubling (a large function's would hold up to
+/// twice their size). The values are not reserved: loops and views define more than
+/// the results and block arguments, and a reserve that is exceeded doubles from there.
+size_t ops_in(const Region &region) {
+  size_t ops = 0;
+  std::vector<const Region *> todo{&region};
+  while (!todo.empty()) {
+    const Region *r = todo.back();
+    todo.pop_back();
+    for (const Block &block : r->blocks) {
+      ops += block.ops.size();
+      for (const Op &op : block.ops)
+        for (const Region &inner : op.regions) todo.push_back(&inner);
+    }
+  }
+  return ops;
+}
+
+}  // namespace
+
 uint32_t FunctionWalker::new_record(const Op &op, int32_t path) {
   auto idx = static_cast<uint32_t>(ir_.prog.ops.size());
   OpRecord &r = ir_.prog.ops.emplace_back();  // built in place: records are large
@@ -368,6 +391,10 @@ void FunctionWalker::walk_function(const Op &func, const FunctionContext &fctx) 
   int32_t root_path = ir_.add_path(std::move(root));
   if (!func.regions.empty()) {
     const Region &body = func.regions[0];
+    const size_t ops = ops_in(body);
+    ir_.details.reserve(ops);
+    ir_.record_path.reserve(ops);
+    ir_.loop_of_record.reserve(ops);
     if (body.blocks.size() > 1)
       ir_.prog.warnings.push_back(fr.name + " (line " + std::to_string(fr.line) + ") has " +
                                std::to_string(body.blocks.size()) +
