@@ -75,6 +75,22 @@ TEST_CASE("lexer: a token is 16 bytes; its column is found from the buffer, its 
   CHECK(t.column(text) == 27);
 }
 
+TEST_CASE("parser: columns of ops sharing a line, and of a region argument defined twice") {
+  // Several regions on one line, each with an op: Op::col comes from the parser's per-line cache.
+  Op op = parse_single_op("x.a {%1 = x.b} {  %2 = x.c} {\n x.d\n}\n");
+  REQUIRE(op.regions.size() == 3);
+  CHECK(op.col == 1);
+  CHECK(op.regions[0].blocks[0].ops[0].col == 6);
+  CHECK(op.regions[1].blocks[0].ops[0].col == 19);
+  CHECK(op.regions[2].blocks[0].ops[0].col == 2);
+  CHECK(op.regions[2].blocks[0].ops[0].line == 2);
+  // A function argument defined twice: both columns are found from the text when the message is made.
+  auto f = hivmtest::failure_of("func.func @k(%a: i32,  %a: i32) {\n  return\n}\n");
+  CHECK(f.line == 1);
+  CHECK(f.col == 24);
+  CHECK(f.message == "SSA value %a is defined twice: it is already defined at line 1:14");
+}
+
 TEST_CASE("lexer: a token longer than the reader holds is refused with its line and column, not cut") {
   // A string literal of 8 MiB (one byte over the limit with its quotes) on line 3.
   std::string text = "func.func @k() {\n  %0 = x.y\n  x.z {a = ";

@@ -115,6 +115,17 @@ class Parser {
     throw SourceError(t.line, t.column(lex_.buffer()), message);
   }
 
+  /// The column of `t`, for Op::col. Tokens do not store theirs; the start of
+  /// the line is found once per line (ops come in line order), so a line
+  /// holding many ops (regions on one line) is not scanned once per op.
+  uint32_t column(const Token &t) {
+    if (t.line != column_line_ || column_line_start_ == nullptr || t.begin < column_line_start_) {
+      column_line_start_ = t.begin - (t.column(lex_.buffer()) - 1);
+      column_line_ = t.line;
+    }
+    return static_cast<uint32_t>(t.begin - column_line_start_ + 1);
+  }
+
   void check_token(const Token &t) {
     if (t.kind == Tok::Error) {
       if (!lex_.error().empty() && t.length > 0 && t.begin[0] == '"') fail(t, lex_.error());
@@ -129,7 +140,7 @@ class Parser {
     Op op;
     const Token &first = peek();
     op.line = first.line;
-    op.col = first.column(lex_.buffer());
+    op.col = column(first);
     if (first.kind == Tok::PercentId) {
       const size_t results_base = results_.size();
       while (true) {
@@ -335,6 +346,8 @@ class Parser {
   Lexer lex_;
   std::deque<Token> la_;
   size_t region_depth_ = 0;
+  uint32_t column_line_ = 0;                // the line whose start column() last found
+  const char *column_line_start_ = nullptr;
   // Scratch stacks, one level per nested op or region being parsed; each
   // finished op or block moves its part off into an exact-size Array.
   std::vector<Token> tokens_;

@@ -93,8 +93,9 @@ std::string literal_text(const Literal &lit, std::string_view digits) {
 
 struct Def {
   uint32_t line = 0;
-  uint32_t col = 0;
+  uint32_t col = 0;                   // when not defined by `token`
   uint32_t count = 1;                 // results in the group (%x:3)
+  const Token *token = nullptr;       // a region argument: its column is found only for a message
   std::optional<Literal> constant;    // the value of an integer arith.constant
 };
 
@@ -136,12 +137,13 @@ class Verifier {
 
  private:
   // --- scopes -----------------------------------------------------------
-  void define(std::string_view name, uint32_t line, uint32_t col, uint32_t count, std::optional<Literal> constant = {}) {
-    auto [it, inserted] = visible_.try_emplace(name, Def{line, col, count, constant});
+  void define(std::string_view name, uint32_t line, uint32_t col, uint32_t count, std::optional<Literal> constant = {},
+              const Token *token = nullptr) {
+    auto [it, inserted] = visible_.try_emplace(name, Def{line, col, count, token, constant});
     if (!inserted)
-      throw SourceError(line, col,
+      throw SourceError(line, token != nullptr ? column(*token) : col,
                         "SSA value " + std::string(name) + " is defined twice: it is already defined at line " +
-                            std::to_string(it->second.line) + ":" + std::to_string(it->second.col));
+                            std::to_string(it->second.line) + ":" + std::to_string(column(it->second)));
     order_.push_back(name);
   }
 
@@ -157,7 +159,7 @@ class Verifier {
     auto it = visible_.find(base);
     if (it == visible_.end()) undefined(t, base);
     if (number && *number >= it->second.count)
-      throw SourceError(t.line, col(t),
+      throw SourceError(t.line, column(t),
                         "use of " + std::string(t.text()) + ": " + std::string(base) + " (line " +
                             std::to_string(it->second.line) + ") has only " + std::to_string(it->second.count) +
                             " result(s)");
@@ -168,12 +170,12 @@ class Verifier {
     // Say where the value is defined, if anywhere: a later line or another region.
     const Op *def = find_definition(func_, base);
     if (def == nullptr)
-      throw SourceError(t.line, col(t), "use of undefined SSA value " + std::string(t.text()));
-    if (def->line > t.line || (def->line == t.line && def->col > col(t)))
-      throw SourceError(t.line, col(t),
+      throw SourceError(t.line, column(t), "use of undefined SSA value " + std::string(t.text()));
+    if (def->line > t.line || (def->line == t.line && def->col > column(t)))
+      throw SourceError(t.line, column(t),
                         "SSA value " + std::string(t.text()) + " is used before its definition at line " +
                             std::to_string(def->line));
-    throw SourceError(t.line, col(t),
+    throw SourceError(t.line, column(t),
                       "SSA value " + std::string(t.text()) + " is used where its definition (line " +
                           std::to_string(def->line) + ") does not dominate it");
   }
@@ -237,7 +239,7 @@ class Verifier {
         warnings_.push_back("scf.for at line " + std::to_string(op.line) + ": the step " + std::string(step.text()) +
                             " is not a constant; it is not proved positive");
       } else if (def.constant->negative || def.constant->magnitude == 0) {
-        throw SourceError(step.line, col(step),
+        throw SourceError(step.line, column(step),
                           "the step " + std::string(step.text()) + " of scf.for is " +
                               (def.constant->negative && def.constant->magnitude ? "-" : "") +
                               std::to_string(def.constant->magnitude) + " (defined at line " +
@@ -309,7 +311,8 @@ class Verifier {
   void walk_region(const Op &owner, size_t index, const std::vector<const Token *> &header_defs) {
     const Region &region = owner.regions[index];
     const size_t mark = order_.size();
-    for (const Token *t : header_defs) define(t->text(), t->line, col(*t), 1);
+    // Not column(*t) here: finding a column scans its line, and a signature line can hold 10^5 arguments.
+    for (const Token *t : header_defs) define(t->text(), t->line, 0, 1, std::nullopt, t);
     if (region.blocks.size() == 1) {
       const Block &block = region.blocks[0];
       check_block_order(block);
@@ -347,11 +350,11 @@ class Verifier {
       }
       const Token &at = negative ? t[i - 1] : t[i];
       if (type && !fits(lit, *type))
-        throw SourceError(at.line, col(at),
+        throw SourceError(at.line, column(at),
                           "integer literal " + literal_text(lit, t[i].text()) + " does not fit its type " +
                               std::string(t[i + 2].text()));
       if (!type && !float_type && lit.overflow)
-        throw SourceError(at.line, col(at),
+        throw SourceError(at.line, column(at),
                           "integer literal " + literal_text(lit, t[i].text()) + " does not fit in 64 bits");
     }
     for (const Region &r : op.regions)
@@ -360,7 +363,8 @@ class Verifier {
   }
 
   /// Column of a token, for a message (tokens do not store theirs).
-  [[nodiscard]] uint32_t col(const Token &t) const { return t.column(text_); }
+  [[nodiscard]] uint32_t column(const Token &t) const { return t.column(text_); }
+  [[nodiscard]] uint32_t column(const Def &d) const { return d.token != nullptr ? column(*d.token) : d.col; }
 
   const Op &func_;
   std::string_view text_;
