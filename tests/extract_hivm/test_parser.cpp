@@ -35,22 +35,79 @@ TEST_CASE("lexer: SSA names with '-', result numbers, symbols, strings, arrows a
                       "%43#2 @\"quoted name\" ^bb0 #hivm.pipe<PIPE_V> -> \"a\\\"b\" 9.99999974E-5 0x1F");
   REQUIRE(toks.size() == 18);
   CHECK(toks[0].kind == Tok::PercentId);
-  CHECK(toks[0].text == "%c-1_i64_37");
+  CHECK(toks[0].text() == "%c-1_i64_37");
   CHECK(toks[3].kind == Tok::Minus);  // "-1" is '-' then an integer, as in MLIR
-  CHECK(toks[4].text == "1");
-  CHECK(toks[7].text == "%43#2");
+  CHECK(toks[4].text() == "1");
+  CHECK(toks[7].text() == "%43#2");
   CHECK(toks[7].line == 2);
-  CHECK(toks[7].first_on_line);
+  CHECK(bool(toks[7].first_on_line));
   CHECK(toks[8].kind == Tok::AtId);
-  CHECK(toks[8].text == "@\"quoted name\"");
+  CHECK(toks[8].text() == "@\"quoted name\"");
   CHECK(toks[9].kind == Tok::CaretId);
   CHECK(toks[10].kind == Tok::HashId);
-  CHECK(toks[10].text == "#hivm.pipe");
+  CHECK(toks[10].text() == "#hivm.pipe");
   CHECK(toks[14].kind == Tok::Arrow);
   CHECK(toks[15].kind == Tok::String);
-  CHECK(toks[15].text == "\"a\\\"b\"");
+  CHECK(toks[15].text() == "\"a\\\"b\"");
   CHECK(toks[16].kind == Tok::Float);
-  CHECK(toks[17].text == "0x1F");
+  CHECK(toks[17].text() == "0x1F");
+}
+
+TEST_CASE("lexer: a token is 16 bytes; its column is found from the buffer, its text is never cut") {
+  static_assert(sizeof(Token) == 16);
+  const std::string text = "%0 = arith.addi %a, %b : i32\n\t  %1 = \"x.y\"() : () -> ()";
+  auto toks = lex_all(text);
+  REQUIRE(toks.size() == 19);
+  CHECK(toks[0].column(text) == 1);
+  CHECK(toks[5].text() == "%b");
+  CHECK(toks[5].column(text) == 21);
+  CHECK(toks[8].text() == "%1");
+  CHECK(toks[8].line == 2);
+  CHECK(toks[8].column(text) == 4);  // bytes: a tab counts as one
+  CHECK(toks[10].kind == Tok::String);
+  CHECK(toks[10].text() == "\"x.y\"");
+  CHECK(toks[10].column(text) == 9);
+  // The end-of-input token sits past the last byte.
+  Lexer lex(text);
+  Token t = lex.next();
+  while (t.kind != Tok::Eof) t = lex.next();
+  CHECK(t.line == 2);
+  CHECK(t.column(text) == 27);
+}
+
+TEST_CASE("parser: columns of ops sharing a line, and of a region argument defined twice") {
+  // Several regions on one line, each with an op: Op::col comes from the parser's per-line cache.
+  Op op = parse_single_op("x.a {%1 = x.b} {  %2 = x.c} {\n x.d\n}\n");
+  REQUIRE(op.regions.size() == 3);
+  CHECK(op.col == 1);
+  CHECK(op.regions[0].blocks[0].ops[0].col == 6);
+  CHECK(op.regions[1].blocks[0].ops[0].col == 19);
+  CHECK(op.regions[2].blocks[0].ops[0].col == 2);
+  CHECK(op.regions[2].blocks[0].ops[0].line == 2);
+  // A function argument defined twice: both columns are found from the text when the message is made.
+  auto f = hivmtest::failure_of("func.func @k(%a: i32,  %a: i32) {\n  return\n}\n");
+  CHECK(f.line == 1);
+  CHECK(f.col == 24);
+  CHECK(f.message == "SSA value %a is defined twice: it is already defined at line 1:14");
+}
+
+TEST_CASE("lexer: a token longer than the reader holds is refused with its line and column, not cut") {
+  // A string literal of 8 MiB (one byte over the limit with its quotes) on line 3.
+  std::string text = "func.func @k() {\n  %0 = x.y\n  x.z {a = ";
+  const size_t col = text.size() - text.rfind('\n');
+  text += '"' + std::string(Token::kMaxLength - 1, 'a') + '"' + "}\n  return\n}\n";
+  auto f = hivmtest::failure_of(text);
+  CHECK(f.line == 3);
+  CHECK(f.col == col);
+  CHECK(f.message == "string of 8388608 bytes: the reader holds tokens of at most 8388607 bytes");
+  Lexer too_long(std::string_view(text).substr(text.find('"')));
+  CHECK_THROWS_AS(too_long.next(), SourceError);
+  // One byte shorter is read whole.
+  text.erase(text.find('"') + 1, 1);
+  Lexer lex(std::string_view(text).substr(text.find('"')));
+  Token s = lex.next();
+  CHECK(s.kind == Tok::String);
+  CHECK(s.text().size() == Token::kMaxLength);
 }
 
 TEST_CASE("parser: an op ends where the next statement starts; regions vs attribute dictionaries") {

@@ -122,7 +122,7 @@ Program analyze_once(std::string_view text, const AnalysisOptions &options) {
       std::string_view name;
       for (const Token &t : func.tokens)
         if (t.kind == Tok::AtId) {
-          name = t.text.substr(1);
+          name = t.text().substr(1);
           break;
         }
       if (name.substr(0, options.kernel.size()) != options.kernel) return;

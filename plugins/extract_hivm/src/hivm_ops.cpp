@@ -35,7 +35,7 @@ void HivmOps::handle_structured(const Op &op, uint32_t r, const OpInfo &info, in
     if (auto seg = named_attr(g.props, "operandSegmentSizes"))
       for (size_t idx = 0; idx < seg->size(); ++idx)
         if ((*seg)[idx].kind == Tok::Integer)
-          if (auto n = parse_int((*seg)[idx].text)) segments.push_back(*n);
+          if (auto n = parse_int((*seg)[idx].text())) segments.push_back(*n);
     std::vector<Operand> all;
     for (size_t idx = 0; idx < g.operands.size(); ++idx) {
       Operand o;
@@ -204,7 +204,7 @@ void HivmOps::handle_sync(const Op &op, uint32_t r, OpClass cls, int32_t path) {
         }
         if (auto flag = find_word(s, "flag"); flag && *flag + 2 < s.size() + 1) {
           TokSpan value = s.from(*flag + 2);
-          if (!value.empty() && value[0].kind == Tok::PercentId) info.event_value = std::string(value[0].text);
+          if (!value.empty() && value[0].kind == Tok::PercentId) info.event_value = std::string(value[0].text());
           else info.event = first_int(value.sub(0, std::min<size_t>(2, value.size())));
         }
         break;

@@ -1,6 +1,8 @@
 //===- lexer.cpp - tokenizer for MLIR's textual syntax ---------------------===//
 #include "lexer.hpp"
 
+#include <string>
+
 namespace pb::hivm {
 
 const char *tok_name(Tok kind) {
@@ -74,13 +76,26 @@ void Lexer::skip_space_and_comments() {
   }
 }
 
-Token Lexer::make(Tok kind, size_t start, uint32_t col, bool first) {
+uint32_t Token::column_at(std::string_view buffer, const char *at) {
+  const char *base = buffer.data();
+  if (at < base || at > base + buffer.size()) return 1;  // not in this buffer
+  const char *p = at;
+  while (p > base && p[-1] != '\n') --p;
+  return static_cast<uint32_t>(at - p + 1);
+}
+
+Token Lexer::make(Tok kind, size_t start, bool first) {
+  const size_t length = pos_ - start;
+  if (length > Token::kMaxLength)
+    throw SourceError(line_, static_cast<uint32_t>(start - line_start_ + 1),
+                      std::string(tok_name(kind)) + " of " + std::to_string(length) +
+                          " bytes: the reader holds tokens of at most " + std::to_string(Token::kMaxLength) + " bytes");
   Token t;
+  t.begin = buf_.data() + start;
+  t.line = line_;
   t.kind = kind;
   t.first_on_line = first;
-  t.line = line_;
-  t.col = col;
-  t.text = buf_.substr(start, pos_ - start);
+  t.length = static_cast<uint32_t>(length);
   last_token_line_ = line_;
   return t;
 }
@@ -89,13 +104,12 @@ Token Lexer::next() {
   skip_space_and_comments();
   const size_t size = buf_.size();
   const size_t start = pos_;
-  const auto col = static_cast<uint32_t>(pos_ - line_start_ + 1);
   const bool first = last_token_line_ != line_;
   if (pos_ >= size) {
     Token t;
+    t.begin = buf_.data() + size;
     t.kind = Tok::Eof;
     t.line = line_;
-    t.col = col;
     t.first_on_line = true;
     return t;
   }
@@ -119,12 +133,12 @@ Token Lexer::next() {
         ++pos_;
         while (pos_ < size && is_digit(buf_[pos_])) ++pos_;
       }
-      return make(Tok::PercentId, start, col, first);
+      return make(Tok::PercentId, start, first);
     }
-    case '@': pos_ = suffix(pos_ + 1); return make(Tok::AtId, start, col, first);
-    case '^': pos_ = suffix(pos_ + 1); return make(Tok::CaretId, start, col, first);
-    case '#': pos_ = suffix(pos_ + 1); return make(Tok::HashId, start, col, first);
-    case '!': pos_ = suffix(pos_ + 1); return make(Tok::BangId, start, col, first);
+    case '@': pos_ = suffix(pos_ + 1); return make(Tok::AtId, start, first);
+    case '^': pos_ = suffix(pos_ + 1); return make(Tok::CaretId, start, first);
+    case '#': pos_ = suffix(pos_ + 1); return make(Tok::HashId, start, first);
+    case '!': pos_ = suffix(pos_ + 1); return make(Tok::BangId, start, first);
     case '"': {
       ++pos_;
       while (pos_ < size && buf_[pos_] != '"') {
@@ -133,52 +147,52 @@ Token Lexer::next() {
       }
       if (pos_ >= size || buf_[pos_] != '"') {
         error_ = "unterminated string literal";
-        return make(Tok::Error, start, col, first);
+        return make(Tok::Error, start, first);
       }
       ++pos_;
-      return make(Tok::String, start, col, first);
+      return make(Tok::String, start, first);
     }
-    case '(': ++pos_; return make(Tok::LParen, start, col, first);
-    case ')': ++pos_; return make(Tok::RParen, start, col, first);
-    case '[': ++pos_; return make(Tok::LSquare, start, col, first);
-    case ']': ++pos_; return make(Tok::RSquare, start, col, first);
-    case '{': ++pos_; return make(Tok::LBrace, start, col, first);
-    case '}': ++pos_; return make(Tok::RBrace, start, col, first);
-    case ',': ++pos_; return make(Tok::Comma, start, col, first);
-    case ':': ++pos_; return make(Tok::Colon, start, col, first);
-    case '=': ++pos_; return make(Tok::Equal, start, col, first);
-    case '?': ++pos_; return make(Tok::Question, start, col, first);
-    case '*': ++pos_; return make(Tok::Star, start, col, first);
-    case '+': ++pos_; return make(Tok::Plus, start, col, first);
-    case '/': ++pos_; return make(Tok::Slash, start, col, first);
+    case '(': ++pos_; return make(Tok::LParen, start, first);
+    case ')': ++pos_; return make(Tok::RParen, start, first);
+    case '[': ++pos_; return make(Tok::LSquare, start, first);
+    case ']': ++pos_; return make(Tok::RSquare, start, first);
+    case '{': ++pos_; return make(Tok::LBrace, start, first);
+    case '}': ++pos_; return make(Tok::RBrace, start, first);
+    case ',': ++pos_; return make(Tok::Comma, start, first);
+    case ':': ++pos_; return make(Tok::Colon, start, first);
+    case '=': ++pos_; return make(Tok::Equal, start, first);
+    case '?': ++pos_; return make(Tok::Question, start, first);
+    case '*': ++pos_; return make(Tok::Star, start, first);
+    case '+': ++pos_; return make(Tok::Plus, start, first);
+    case '/': ++pos_; return make(Tok::Slash, start, first);
     case '<':
       ++pos_;
       if (pos_ < size && buf_[pos_] == '=') {
         ++pos_;
-        return make(Tok::LessEqual, start, col, first);
+        return make(Tok::LessEqual, start, first);
       }
-      return make(Tok::Less, start, col, first);
+      return make(Tok::Less, start, first);
     case '>':
       ++pos_;
       if (pos_ < size && buf_[pos_] == '=') {
         ++pos_;
-        return make(Tok::GreaterEqual, start, col, first);
+        return make(Tok::GreaterEqual, start, first);
       }
-      return make(Tok::Greater, start, col, first);
+      return make(Tok::Greater, start, first);
     case '-':
       ++pos_;
       if (pos_ < size && buf_[pos_] == '>') {
         ++pos_;
-        return make(Tok::Arrow, start, col, first);
+        return make(Tok::Arrow, start, first);
       }
-      return make(Tok::Minus, start, col, first);
+      return make(Tok::Minus, start, first);
     default: break;
   }
   if (is_digit(c)) {
     if (c == '0' && pos_ + 2 < size && buf_[pos_ + 1] == 'x' && is_hex(buf_[pos_ + 2])) {
       pos_ += 2;
       while (pos_ < size && is_hex(buf_[pos_])) ++pos_;
-      return make(Tok::Integer, start, col, first);
+      return make(Tok::Integer, start, first);
     }
     while (pos_ < size && is_digit(buf_[pos_])) ++pos_;
     bool is_float = false;
@@ -195,16 +209,16 @@ Token Lexer::next() {
         while (pos_ < size && is_digit(buf_[pos_])) ++pos_;
       }
     }
-    return make(is_float ? Tok::Float : Tok::Integer, start, col, first);
+    return make(is_float ? Tok::Float : Tok::Integer, start, first);
   }
   if (is_letter(c) || c == '_') {
     while (pos_ < size && is_id_char(buf_[pos_])) ++pos_;
-    return make(Tok::BareId, start, col, first);
+    return make(Tok::BareId, start, first);
   }
   // Anything else (a stray byte, UTF-8 outside a string) is reported as is.
   ++pos_;
   while (pos_ < size && (static_cast<unsigned char>(buf_[pos_]) & 0xC0) == 0x80) ++pos_;
-  return make(Tok::Error, start, col, first);
+  return make(Tok::Error, start, first);
 }
 
 }  // namespace pb::hivm

@@ -12,7 +12,9 @@
 #ifndef PERFBOUND_EXTRACT_HIVM_LEXER_HPP
 #define PERFBOUND_EXTRACT_HIVM_LEXER_HPP
 
+#include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -36,15 +38,43 @@ enum class Tok : uint8_t {
 
 const char *tok_name(Tok kind);
 
+/// 16 bytes (a function of 16 MiB has ~4 M of them, all alive while it is
+/// analysed): a pointer to its text, its line, its kind, and its length and
+/// first-on-line bit packed into the remaining 3 bytes. The column is not stored: column()
+/// finds it from the buffer, which only error messages need.
 struct Token {
+  const char *begin = nullptr;  // into the lexer's buffer
+  uint32_t line = 0;            // 1-based
   Tok kind = Tok::Eof;
-  bool first_on_line = false;  // no other token precedes it on its line
-  uint32_t line = 0;           // 1-based
-  uint32_t col = 0;            // 1-based
-  std::string_view text;
+  bool first_on_line : 1 = false;  // no other token precedes it on its line
+  uint32_t length : 23 = 0;
+
+  /// The longest token the reader holds (a longer one is refused with its line and column).
+  static constexpr size_t kMaxLength = (size_t{1} << 23) - 1;
+
+  [[nodiscard]] std::string_view text() const { return {begin, length}; }
+  /// 1-based column (in bytes) of the token in `buffer`, which holds it.
+  [[nodiscard]] uint32_t column(std::string_view buffer) const { return column_at(buffer, begin); }
+  /// 1-based column (in bytes) of `at`, a position in `buffer` (or its end).
+  static uint32_t column_at(std::string_view buffer, const char *at);
+};
+static_assert(sizeof(Token) == 16, "Token is kept at 16 bytes: the syntax tree of a large function is mostly tokens");
+
+/// A problem in the input text at a line (and column when known).
+class SourceError : public std::runtime_error {
+ public:
+  SourceError(uint32_t line, uint32_t col, const std::string &message)
+      : std::runtime_error(message), line_(line), col_(col) {}
+  [[nodiscard]] uint32_t line() const { return line_; }
+  [[nodiscard]] uint32_t col() const { return col_; }
+
+ private:
+  uint32_t line_;
+  uint32_t col_;
 };
 
-/// A pull lexer over a buffer the caller keeps alive. [thread: instance]
+/// A pull lexer over a buffer the caller keeps alive. Throws SourceError for
+/// a token longer than Token::kMaxLength. [thread: instance]
 class Lexer {
  public:
   explicit Lexer(std::string_view buffer) : buf_(buffer) {}
@@ -65,7 +95,7 @@ class Lexer {
 
  private:
   void skip_space_and_comments();
-  Token make(Tok kind, size_t start, uint32_t col, bool first);
+  Token make(Tok kind, size_t start, bool first);
 
   std::string_view buf_;
   size_t pos_ = 0;

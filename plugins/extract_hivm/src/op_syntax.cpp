@@ -62,7 +62,7 @@ std::string_view leading_operand(const Op &op) {
     return g.operands.empty() ? std::string_view{} : g.operands[0];
   }
   TokSpan s = tokens_of(op);
-  return !s.empty() && s[0].kind == Tok::PercentId ? s[0].text : std::string_view{};
+  return !s.empty() && s[0].kind == Tok::PercentId ? s[0].text() : std::string_view{};
 }
 
 /// The value of `name = value` in an attribute dictionary's tokens.
@@ -70,7 +70,7 @@ std::optional<TokSpan> named_attr(TokSpan dict, std::string_view name) {
   for (TokSpan entry : split_top(dict, Tok::Comma)) {
     if (entry.empty()) continue;
     if ((entry[0].kind == Tok::BareId || entry[0].kind == Tok::String) &&
-        (entry[0].text == name || (entry[0].kind == Tok::String && entry[0].text.substr(1, entry[0].text.size() - 2) == name))) {
+        (entry[0].text() == name || (entry[0].kind == Tok::String && entry[0].text().substr(1, entry[0].text().size() - 2) == name))) {
       if (entry.size() >= 2 && entry[1].kind == Tok::Equal) return entry.from(2);
       return TokSpan{entry.e, entry.e};  // unit attribute
     }
@@ -80,14 +80,14 @@ std::optional<TokSpan> named_attr(TokSpan dict, std::string_view name) {
 
 bool has_word(TokSpan s, std::string_view word) {
   for (size_t idx = 0; idx < s.size(); ++idx)
-    if (s[idx].kind == Tok::BareId && s[idx].text == word) return true;
+    if (s[idx].kind == Tok::BareId && s[idx].text() == word) return true;
   return false;
 }
 
 /// First enum-like identifier inside an attribute value: "#hivm.pipe<PIPE_V>" or "<PIPE_V>" -> "PIPE_V".
 std::string_view enum_word(TokSpan s) {
   for (size_t idx = 0; idx < s.size(); ++idx)
-    if (s[idx].kind == Tok::BareId) return s[idx].text;
+    if (s[idx].kind == Tok::BareId) return s[idx].text();
   return {};
 }
 
@@ -96,7 +96,7 @@ std::optional<int64_t> first_int(TokSpan s) {
   for (size_t idx = 0; idx < s.size(); ++idx) {
     if (s[idx].kind == Tok::Minus) neg = true;
     if (s[idx].kind == Tok::Integer) {
-      auto v = parse_int(s[idx].text);
+      auto v = parse_int(s[idx].text());
       if (v) return neg ? -*v : *v;
       return std::nullopt;
     }
@@ -111,11 +111,11 @@ std::string location_of(TokSpan s, const AliasMap &aliases, int depth) {
   for (size_t idx = 0; idx < s.size(); ++idx) {
     if (s[idx].kind == Tok::String && idx + 4 < s.size() && s[idx + 1].kind == Tok::Colon &&
         s[idx + 2].kind == Tok::Integer && s[idx + 3].kind == Tok::Colon && s[idx + 4].kind == Tok::Integer) {
-      std::string_view file = s[idx].text.substr(1, s[idx].text.size() - 2);
-      return std::string(file) + ":" + std::string(s[idx + 2].text) + ":" + std::string(s[idx + 4].text);
+      std::string_view file = s[idx].text().substr(1, s[idx].text().size() - 2);
+      return std::string(file) + ":" + std::string(s[idx + 2].text()) + ":" + std::string(s[idx + 4].text());
     }
     if (s[idx].kind == Tok::HashId) {
-      auto it = aliases.find(s[idx].text);
+      auto it = aliases.find(s[idx].text());
       if (it == aliases.end()) continue;
       Lexer lex(it->second);
       std::vector<Token> toks;
@@ -130,7 +130,7 @@ std::string location_of(TokSpan s, const AliasMap &aliases, int depth) {
 std::optional<size_t> find_loc(TokSpan s) {
   int depth = 0;
   for (size_t idx = 0; idx + 1 < s.size(); ++idx) {
-    if (depth == 0 && s[idx].kind == Tok::BareId && s[idx].text == "loc" && s[idx + 1].kind == Tok::LParen) return idx;
+    if (depth == 0 && s[idx].kind == Tok::BareId && s[idx].text() == "loc" && s[idx + 1].kind == Tok::LParen) return idx;
     depth += depth_delta(s[idx].kind);
   }
   return std::nullopt;
@@ -164,11 +164,11 @@ std::vector<ListEntry> list_entries(TokSpan inner) {
     ListEntry e;
     for (size_t idx = 0; idx < part.size(); ++idx) {
       if (part[idx].kind == Tok::PercentId) {
-        e.name = part[idx].text;
+        e.name = part[idx].text();
         break;
       }
       if (part[idx].kind == Tok::Integer) {
-        auto v = parse_int(part[idx].text);
+        auto v = parse_int(part[idx].text());
         bool neg = idx > 0 && part[idx - 1].kind == Tok::Minus;
         if (v) e.c = neg ? -*v : *v;
         break;

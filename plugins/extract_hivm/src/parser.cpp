@@ -9,9 +9,9 @@
 namespace pb::hivm {
 
 std::string_view span(const Token &first, const Token &last) {
-  const char *begin = first.text.data();
-  const char *end = last.text.data() + last.text.size();
-  if (end < begin) return first.text;
+  const char *begin = first.begin;
+  const char *end = last.begin + last.length;
+  if (end < begin) return first.text();
   return {begin, static_cast<size_t>(end - begin)};
 }
 
@@ -88,8 +88,8 @@ class Parser {
         if (n.kind == Tok::Equal || n.kind == Tok::Comma || n.kind == Tok::Colon) return false;
         if (n.kind == Tok::RBrace && !n.first_on_line) return false;
         if (n.kind == Tok::Greater || n.kind == Tok::RParen || n.kind == Tok::RSquare) return false;
-        if (t.text.find('.') != std::string_view::npos) return true;
-        return is_dotless_op_name(t.text);
+        if (t.text().find('.') != std::string_view::npos) return true;
+        return is_dotless_op_name(t.text());
       }
       default: return false;
     }
@@ -112,13 +112,24 @@ class Parser {
   }
 
   [[noreturn]] void fail(const Token &t, const std::string &message) {
-    throw SourceError(t.line, t.col, message);
+    throw SourceError(t.line, t.column(lex_.buffer()), message);
+  }
+
+  /// The column of `t`, for Op::col. Tokens do not store theirs; the start of
+  /// the line is found once per line (ops come in line order), so a line
+  /// holding many ops (regions on one line) is not scanned once per op.
+  uint32_t column(const Token &t) {
+    if (t.line != column_line_ || column_line_start_ == nullptr || t.begin < column_line_start_) {
+      column_line_start_ = t.begin - (t.column(lex_.buffer()) - 1);
+      column_line_ = t.line;
+    }
+    return static_cast<uint32_t>(t.begin - column_line_start_ + 1);
   }
 
   void check_token(const Token &t) {
     if (t.kind == Tok::Error) {
-      if (!lex_.error().empty() && t.text.size() > 0 && t.text[0] == '"') fail(t, lex_.error());
-      fail(t, "unexpected character " + quote(t.text));
+      if (!lex_.error().empty() && t.length > 0 && t.begin[0] == '"') fail(t, lex_.error());
+      fail(t, "unexpected character " + quote(t.text()));
     }
   }
 
@@ -129,55 +140,64 @@ class Parser {
     Op op;
     const Token &first = peek();
     op.line = first.line;
-    op.col = first.col;
+    op.col = column(first);
     if (first.kind == Tok::PercentId) {
+      const size_t results_base = results_.size();
       while (true) {
         Token name = take();
-        if (name.kind != Tok::PercentId) fail(name, "expected an SSA value name in the result list, found " + quote(name.text));
-        ResultGroup group{name.text, 1};
+        if (name.kind != Tok::PercentId)
+          fail(name, "expected an SSA value name in the result list, found " + quote(name.text()));
+        ResultGroup group{name.text(), 1};
         if (peek().kind == Tok::Colon && peek(1).kind == Tok::Integer) {
           take();
           Token count = take();
           uint64_t n = 0;
-          for (char c : count.text) n = c >= '0' && c <= '9' && n <= kMaxResults ? n * 10 + static_cast<uint64_t>(c - '0') : kMaxResults + 1;
+          for (char c : count.text()) n = c >= '0' && c <= '9' && n <= kMaxResults ? n * 10 + static_cast<uint64_t>(c - '0') : kMaxResults + 1;
           if (n == 0 || n > kMaxResults)
-            fail(count, "result count " + quote(count.text) + " of " + quote(name.text) + " is not between 1 and " +
+            fail(count, "result count " + quote(count.text()) + " of " + quote(name.text()) + " is not between 1 and " +
                             std::to_string(kMaxResults));
           group.count = static_cast<uint32_t>(n);
         }
-        op.results.push_back(group);
+        results_.push_back(group);
         if (peek().kind == Tok::Comma) {
           take();
           continue;
         }
         break;
       }
+      op.results = Array<ResultGroup>::take_tail(results_, results_base);
       Token eq = take();
-      if (eq.kind != Tok::Equal) fail(eq, "expected '=' after the result list, found " + quote(eq.text));
+      if (eq.kind != Tok::Equal) fail(eq, "expected '=' after the result list, found " + quote(eq.text()));
     }
     Token name = take();
     check_token(name);
     if (name.kind == Tok::String) {
       op.generic = true;
-      op.name = name.text.substr(1, name.text.size() - 2);
+      op.name = name.text().substr(1, name.length - 2);
     } else if (name.kind == Tok::BareId) {
-      op.name = name.text;
+      op.name = name.text();
     } else {
-      fail(name, "expected an operation name, found " + std::string(tok_name(name.kind)) + " " + quote(name.text));
+      fail(name, "expected an operation name, found " + std::string(tok_name(name.kind)) + " " + quote(name.text()));
     }
-    std::vector<Token> stack;
+    // The op's tokens go on tokens_ above those of the ops it is nested in;
+    // the ops of its regions take theirs off again before it continues.
+    const size_t tokens_base = tokens_.size();
+    const size_t brackets_base = brackets_.size();
+    std::vector<Region> regions;
     bool region_closed_line = false;
     uint32_t last_region_end = 0;
     op.end_line = name.line;
     while (true) {
       const Token &t = peek();
+      const bool in_brackets = brackets_.size() > brackets_base;
       if (t.kind == Tok::Eof) {
-        if (!stack.empty())
-          fail(stack.back(), "unexpected end of input: " + quote(stack.back().text) + " opened at line " +
-                                 std::to_string(stack.back().line) + " is never closed (is the dump truncated?)");
+        if (in_brackets)
+          fail(brackets_.back(), "unexpected end of input: " + quote(brackets_.back().text()) + " opened at line " +
+                                     std::to_string(brackets_.back().line) +
+                                     " is never closed (is the dump truncated?)");
         break;
       }
-      if (stack.empty()) {
+      if (!in_brackets) {
         if (region_closed_line && top_level && t.line != last_region_end) break;
         if (t.kind == Tok::RBrace) break;
         if (t.first_on_line && starts_statement(0)) break;
@@ -185,29 +205,32 @@ class Parser {
       check_token(t);
       if (t.kind == Tok::LBrace && lbrace_opens_region(0)) {
         Token lbrace = take();
-        op.region_at.push_back(static_cast<uint32_t>(op.tokens.size()));
-        op.regions.push_back(parse_region_body(lbrace));
-        last_region_end = op.regions.back().end_line;
+        const auto at = static_cast<uint32_t>(tokens_.size() - tokens_base);
+        regions.push_back(parse_region_body(lbrace));
+        regions.back().at = at;
+        last_region_end = regions.back().end_line;
         op.end_line = last_region_end;
-        region_closed_line = stack.empty();
+        region_closed_line = brackets_.size() == brackets_base;
         continue;
       }
       Token tok = take();
       if (is_opener(tok.kind)) {
-        stack.push_back(tok);
-        check_depth(stack.size(), tok, "brackets");
+        brackets_.push_back(tok);
+        check_depth(brackets_.size() - brackets_base, tok, "brackets");
       } else if (is_closer(tok.kind)) {
-        if (stack.empty() || closer_of(stack.back().kind) != tok.kind) {
-          if (stack.empty()) fail(tok, "unbalanced " + quote(tok.text) + " in " + std::string(op.name));
-          fail(tok, "expected the closing bracket of " + quote(stack.back().text) + " opened at line " +
-                        std::to_string(stack.back().line) + ", found " + quote(tok.text));
+        if (brackets_.size() == brackets_base || closer_of(brackets_.back().kind) != tok.kind) {
+          if (brackets_.size() == brackets_base) fail(tok, "unbalanced " + quote(tok.text()) + " in " + std::string(op.name));
+          fail(tok, "expected the closing bracket of " + quote(brackets_.back().text()) + " opened at line " +
+                        std::to_string(brackets_.back().line) + ", found " + quote(tok.text()));
         }
-        stack.pop_back();
+        brackets_.pop_back();
       }
       op.end_line = tok.line;
-      op.tokens.push_back(tok);
+      tokens_.push_back(tok);
     }
-    op.tokens.shrink_to_fit();
+    op.tokens = Array<Token>::take_tail(tokens_, tokens_base);
+    op.regions = Array<Region>(std::move(regions));
+    if (top_level) release_scratch();
     return op;
   }
 
@@ -215,14 +238,19 @@ class Parser {
     check_depth(++region_depth_, lbrace, "regions");
     Region region;
     region.line = lbrace.line;
-    region.blocks.emplace_back();
-    region.blocks.back().line = lbrace.line;
+    std::vector<Block> blocks(1);
+    blocks.back().line = lbrace.line;
+    // The ops of the open block sit on ops_ from ops_base on.
+    const size_t ops_base = ops_.size();
+    auto close_block = [&] { blocks.back().ops = Array<Op>::take_tail(ops_, ops_base); };
     while (true) {
       const Token &t = peek();
       if (t.kind == Tok::RBrace) {
         region.end_line = t.line;
         take();
         --region_depth_;
+        close_block();
+        region.blocks = Array<Block>(std::move(blocks));
         return region;
       }
       if (t.kind == Tok::Eof)
@@ -230,35 +258,38 @@ class Parser {
                          " is never closed (is the dump truncated?)");
       check_token(t);
       if (t.kind == Tok::CaretId) {
-        Block &block = region.blocks.back().ops.empty() && region.blocks.back().label.empty() &&
-                               region.blocks.back().args.empty()
-                           ? region.blocks.back()
-                           : region.blocks.emplace_back();
+        if (ops_.size() > ops_base || !blocks.back().label.empty() || !blocks.back().args.empty()) {
+          close_block();
+          blocks.emplace_back();
+        }
+        Block &block = blocks.back();
         Token label = take();
-        block.label = label.text;
+        block.label = label.text();
         block.line = label.line;
         if (peek().kind == Tok::LParen) {
           take();
           parse_block_args(block);
         }
         Token colon = take();
-        if (colon.kind != Tok::Colon) fail(colon, "expected ':' after block label " + quote(label.text));
+        if (colon.kind != Tok::Colon) fail(colon, "expected ':' after block label " + quote(label.text()));
         continue;
       }
       if (!starts_statement(0))
-        fail(t, "expected an operation, found " + std::string(tok_name(t.kind)) + " " + quote(t.text));
-      region.blocks.back().ops.push_back(parse_operation(false));
+        fail(t, "expected an operation, found " + std::string(tok_name(t.kind)) + " " + quote(t.text()));
+      Op op = parse_operation(false);
+      ops_.push_back(std::move(op));
     }
   }
 
   void parse_block_args(Block &block) {
+    std::vector<BlockArg> args;
     while (true) {
       Token name = take();
-      if (name.kind == Tok::RParen) return;
-      if (name.kind != Tok::PercentId) fail(name, "expected a block argument, found " + quote(name.text));
+      if (name.kind == Tok::RParen) break;
+      if (name.kind != Tok::PercentId) fail(name, "expected a block argument, found " + quote(name.text()));
       Token colon = take();
-      if (colon.kind != Tok::Colon) fail(colon, "expected ':' after block argument " + quote(name.text));
-      BlockArg arg{name.text, {}, name.line};
+      if (colon.kind != Tok::Colon) fail(colon, "expected ':' after block argument " + quote(name.text()));
+      BlockArg arg{name.text(), {}, name.line};
       int depth = 0;
       bool have_type = false;
       Token type_first;
@@ -267,7 +298,7 @@ class Parser {
         const Token &t = peek();
         if (t.kind == Tok::Eof) fail(name, "unexpected end of input in the arguments of a block");
         if (depth == 0 && (t.kind == Tok::Comma || t.kind == Tok::RParen)) break;
-        if (depth == 0 && t.kind == Tok::BareId && t.text == "loc" && peek(1).kind == Tok::LParen) {
+        if (depth == 0 && t.kind == Tok::BareId && t.text() == "loc" && peek(1).kind == Tok::LParen) {
           // Skip the location; keep it out of the type.
           take();
           int loc_depth = 0;
@@ -289,22 +320,40 @@ class Parser {
         type_last = tok;
       }
       if (have_type) arg.type = span(type_first, type_last);
-      block.args.push_back(arg);
+      args.push_back(arg);
       if (peek().kind == Tok::Comma) take();
     }
+    block.args = Array<BlockArg>(std::move(args));
   }
 
   /// Offset of the first unconsumed token, and its line.
   std::pair<size_t, uint32_t> resume_point() {
     const Token &t = peek();
     if (t.kind == Tok::Eof) return {lex_.buffer().size(), t.line};
-    return {static_cast<size_t>(t.text.data() - lex_.buffer().data()), t.line};
+    return {static_cast<size_t>(t.begin - lex_.buffer().data()), t.line};
   }
 
  private:
+  /// Returns the scratch stacks' memory once a top-level op is complete: the
+  /// function is analysed while this parser is alive.
+  void release_scratch() {
+    std::vector<Token>().swap(tokens_);
+    std::vector<Token>().swap(brackets_);
+    std::vector<ResultGroup>().swap(results_);
+    std::vector<Op>().swap(ops_);
+  }
+
   Lexer lex_;
   std::deque<Token> la_;
   size_t region_depth_ = 0;
+  uint32_t column_line_ = 0;                // the line whose start column() last found
+  const char *column_line_start_ = nullptr;
+  // Scratch stacks, one level per nested op or region being parsed; each
+  // finished op or block moves its part off into an exact-size Array.
+  std::vector<Token> tokens_;
+  std::vector<Token> brackets_;  // open brackets of the ops being parsed
+  std::vector<ResultGroup> results_;
+  std::vector<Op> ops_;
 };
 
 std::string_view trim(std::string_view s) {
@@ -369,13 +418,13 @@ void FileReader::handle_top_level_op(const Op &op, std::vector<const Op *> &stac
       std::string_view fname;
       for (const Token &t : op.tokens)
         if (t.kind == Tok::AtId) {
-          fname = t.text;
+          fname = t.text();
           break;
         }
       declarations_.emplace_back(fname, op.line);
       return;
     }
-    verify_function(op, warnings_);
+    verify_function(op, text_, warnings_);
     FunctionContext ctx;
     ctx.index = function_count_++;
     ctx.dump_header = current_header_;
@@ -427,9 +476,10 @@ void FileReader::read(const std::function<void(const Op &, const FunctionContext
     const Token &t0 = probe.peek();
     const bool is_alias = (t0.kind == Tok::HashId || t0.kind == Tok::BangId) && probe.peek(1).kind == Tok::Equal &&
                           probe.peek(1).line == t0.line;
+    const std::string_view t0_text = t0.text();
     const bool is_container =
-        (t0.kind == Tok::BareId && (t0.text == "func.func" || t0.text == "module" || t0.text == "builtin.module")) ||
-        (t0.kind == Tok::String && (t0.text == "\"func.func\"" || t0.text == "\"builtin.module\"") &&
+        (t0.kind == Tok::BareId && (t0_text == "func.func" || t0_text == "module" || t0_text == "builtin.module")) ||
+        (t0.kind == Tok::String && (t0_text == "\"func.func\"" || t0_text == "\"builtin.module\"") &&
          probe.peek(1).kind == Tok::LParen);
     if (is_alias) {
       Token name = probe.take();
@@ -437,7 +487,7 @@ void FileReader::read(const std::function<void(const Op &, const FunctionContext
       // The value runs to the end of the line (balanced).
       const Token &first = probe.peek();
       if (first.kind == Tok::Eof || first.line != name.line)
-        throw SourceError(name.line, name.col, "alias " + std::string(name.text) + " has no value");
+        throw SourceError(name.line, name.column(text_), "alias " + std::string(name.text()) + " has no value");
       Token last = first;
       int depth = 0;
       while (true) {
@@ -449,7 +499,7 @@ void FileReader::read(const std::function<void(const Op &, const FunctionContext
         if (is_closer(tok.kind)) --depth;
         last = tok;
       }
-      aliases_[name.text] = span(first, last);
+      aliases_[name.text()] = span(first, last);
       auto [next_pos, next_line_no] = probe.resume_point();
       (void)next_line_no;
       // Resume at the start of the line of the next token.
@@ -474,9 +524,9 @@ void FileReader::read(const std::function<void(const Op &, const FunctionContext
       continue;
     }
     if (t0.kind == Tok::RBrace)
-      throw SourceError(t0.line, t0.col, "unbalanced '}' outside of any function or module");
+      throw SourceError(t0.line, t0.column(text_), "unbalanced '}' outside of any function or module");
     if (probe.starts_statement(0) && t0.kind != Tok::String)
-      throw SourceError(t0.line, t0.col,
+      throw SourceError(t0.line, t0.column(text_),
                         "IR operation outside of any function: " + quote(content) +
                             " (is the dump truncated or is its 'func.func' line missing?)");
     lines_.push_back({is_diagnostic_line(content) ? TopLevelLine::Kind::Diagnostic : TopLevelLine::Kind::Text, line,

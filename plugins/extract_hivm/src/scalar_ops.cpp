@@ -27,13 +27,13 @@ void ScalarOps::handle_constant(const Op &op, uint32_t r) {
       continue;
     }
     if (t.kind == Tok::Integer) {
-      if (auto n = parse_int(t.text)) {
+      if (auto n = parse_int(t.text())) {
         v.kind = VKind::Const;
         v.c = neg ? -*n : *n;
       }
-    } else if (t.kind == Tok::BareId && (t.text == "true" || t.text == "false")) {
+    } else if (t.kind == Tok::BareId && (t.text() == "true" || t.text() == "false")) {
       v.kind = VKind::Const;
-      v.c = t.text == "true" ? 1 : 0;
+      v.c = t.text() == "true" ? 1 : 0;
       if (v.type.kind == Type::Kind::Unknown) v.type = parse_type("i1");
     }
     break;
@@ -65,7 +65,7 @@ void ScalarOps::handle_arith(const Op &op, uint32_t r, OpClass cls) {
     if (auto colon = find_top(s, Tok::Colon)) {
       TokSpan head = s.sub(0, *colon);
       operands = percent_ids(head);
-      if (!head.empty() && head[0].kind == Tok::BareId) pred_word = head[0].text;
+      if (!head.empty() && head[0].kind == Tok::BareId) pred_word = head[0].text();
     }
     result_types = trailing_types(op);
   }
@@ -161,13 +161,13 @@ void ScalarOps::handle_affine(const Op &op, uint32_t r) {
     dims = g.operands;  // dims then symbols, in order
   } else {
     size_t idx = 0;
-    if (idx < s.size() && s[idx].kind == Tok::BareId && s[idx].text == "affine_map") {
+    if (idx < s.size() && s[idx].kind == Tok::BareId && s[idx].text() == "affine_map") {
       if (auto g = group_at(s, idx + 1)) {
         map_text = span(s[idx], s[g->second - 1]);
         idx = g->second;
       }
     } else if (idx < s.size() && s[idx].kind == Tok::HashId) {
-      auto it = ir_.aliases.find(s[idx].text);
+      auto it = ir_.aliases.find(s[idx].text());
       if (it != ir_.aliases.end()) map_text = it->second;
       ++idx;
     }

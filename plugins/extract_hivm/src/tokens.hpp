@@ -69,7 +69,7 @@ inline std::optional<size_t> find_last_top(TokSpan s, Tok kind) {
 inline std::optional<size_t> find_word(TokSpan s, std::string_view word, size_t from = 0) {
   int depth = 0;
   for (size_t idx = 0; idx < s.size(); ++idx) {
-    if (idx >= from && depth == 0 && s[idx].kind == Tok::BareId && s[idx].text == word) return idx;
+    if (idx >= from && depth == 0 && s[idx].kind == Tok::BareId && s[idx].text() == word) return idx;
     depth += depth_delta(s[idx].kind);
   }
   return std::nullopt;
@@ -116,7 +116,7 @@ inline std::vector<TokSpan> split_top(TokSpan s, Tok sep) {
 inline std::vector<std::string_view> percent_ids(TokSpan s) {
   std::vector<std::string_view> out;
   for (size_t idx = 0; idx < s.size(); ++idx)
-    if (s[idx].kind == Tok::PercentId) out.push_back(s[idx].text);
+    if (s[idx].kind == Tok::PercentId) out.push_back(s[idx].text());
   return out;
 }
 

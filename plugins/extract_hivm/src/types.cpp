@@ -4,6 +4,8 @@
 #include <cctype>
 #include <charconv>
 
+#include <boost/container/small_vector.hpp>
+
 namespace pb::hivm {
 
 const char *space_name(Space space) {
@@ -183,7 +185,18 @@ class TypeParser {
     return t;
   }
 
+  // The dimensions are collected here (no heap for the usual ranks) and
+  // copied into the Type's exact-size Dims at the end.
+  using Scratch = boost::container::small_vector<int64_t, 8>;
+
   void parse_shaped_body(Type &t, bool is_memref) {
+    Scratch shape, strides;
+    parse_shaped_body(t, is_memref, shape, strides);
+    t.shape = Dims(shape.data(), shape.size());
+    t.strides = Dims(strides.data(), strides.size());
+  }
+
+  void parse_shaped_body(Type &t, bool is_memref, Scratch &shape, Scratch &strides) {
     if (eat('*')) {  // unranked
       eat('x');
       t.kind = Type::Kind::Other;
@@ -198,7 +211,7 @@ class TypeParser {
           t.kind = Type::Kind::Other;
           return;
         }
-        t.shape.push_back(kDynamic);
+        shape.push_back(kDynamic);
         continue;
       }
       if (p_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[p_]))) {
@@ -207,7 +220,7 @@ class TypeParser {
           t.kind = Type::Kind::Other;
           return;
         }
-        t.shape.push_back(*v);
+        shape.push_back(*v);
         continue;
       }
       break;
@@ -226,9 +239,9 @@ class TypeParser {
         eat('[');
         while (!eat(']')) {
           if (eat('?')) {
-            t.strides.push_back(kDynamic);
+            strides.push_back(kDynamic);
           } else if (auto v = integer()) {
-            t.strides.push_back(*v);
+            strides.push_back(*v);
           } else {
             t.strides_known = false;
             break;
@@ -268,15 +281,15 @@ class TypeParser {
     }
     (void)is_memref;
     if (!t.has_strides) {
-      t.strides.assign(t.shape.size(), 1);
+      strides.assign(shape.size(), 1);
       int64_t running = 1;
-      for (size_t idx = t.shape.size(); idx-- > 0;) {
-        t.strides[idx] = running;
-        if (running != kDynamic) running = t.shape[idx] == kDynamic ? kDynamic : running * t.shape[idx];
+      for (size_t idx = shape.size(); idx-- > 0;) {
+        strides[idx] = running;
+        if (running != kDynamic) running = shape[idx] == kDynamic ? kDynamic : running * shape[idx];
       }
-    } else if (t.strides.size() != t.shape.size()) {
+    } else if (strides.size() != shape.size()) {
       t.strides_known = false;
-      t.strides.assign(t.shape.size(), kDynamic);
+      strides.assign(shape.size(), kDynamic);
     }
   }
 

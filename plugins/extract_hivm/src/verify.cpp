@@ -93,8 +93,9 @@ std::string literal_text(const Literal &lit, std::string_view digits) {
 
 struct Def {
   uint32_t line = 0;
-  uint32_t col = 0;
+  uint32_t col = 0;                   // when not defined by `token`
   uint32_t count = 1;                 // results in the group (%x:3)
+  const Token *token = nullptr;       // a region argument: its column is found only for a message
   std::optional<Literal> constant;    // the value of an integer arith.constant
 };
 
@@ -109,7 +110,8 @@ std::pair<std::string_view, std::optional<uint64_t>> split_result_number(std::st
 
 class Verifier {
  public:
-  Verifier(const Op &func, std::vector<std::string> &warnings) : func_(func), warnings_(warnings) {}
+  Verifier(const Op &func, std::string_view text, std::vector<std::string> &warnings)
+      : func_(func), text_(text), warnings_(warnings) {}
 
   void run() {
     check_literals(func_);
@@ -135,12 +137,13 @@ class Verifier {
 
  private:
   // --- scopes -----------------------------------------------------------
-  void define(std::string_view name, uint32_t line, uint32_t col, uint32_t count, std::optional<Literal> constant = {}) {
-    auto [it, inserted] = visible_.try_emplace(name, Def{line, col, count, constant});
+  void define(std::string_view name, uint32_t line, uint32_t col, uint32_t count, std::optional<Literal> constant = {},
+              const Token *token = nullptr) {
+    auto [it, inserted] = visible_.try_emplace(name, Def{line, col, count, token, constant});
     if (!inserted)
-      throw SourceError(line, col,
+      throw SourceError(line, token != nullptr ? column(*token) : col,
                         "SSA value " + std::string(name) + " is defined twice: it is already defined at line " +
-                            std::to_string(it->second.line) + ":" + std::to_string(it->second.col));
+                            std::to_string(it->second.line) + ":" + std::to_string(column(it->second)));
     order_.push_back(name);
   }
 
@@ -152,12 +155,12 @@ class Verifier {
   }
 
   const Def &use(const Token &t) {
-    auto [base, number] = split_result_number(t.text);
+    auto [base, number] = split_result_number(t.text());
     auto it = visible_.find(base);
     if (it == visible_.end()) undefined(t, base);
     if (number && *number >= it->second.count)
-      throw SourceError(t.line, t.col,
-                        "use of " + std::string(t.text) + ": " + std::string(base) + " (line " +
+      throw SourceError(t.line, column(t),
+                        "use of " + std::string(t.text()) + ": " + std::string(base) + " (line " +
                             std::to_string(it->second.line) + ") has only " + std::to_string(it->second.count) +
                             " result(s)");
     return it->second;
@@ -167,13 +170,13 @@ class Verifier {
     // Say where the value is defined, if anywhere: a later line or another region.
     const Op *def = find_definition(func_, base);
     if (def == nullptr)
-      throw SourceError(t.line, t.col, "use of undefined SSA value " + std::string(t.text));
-    if (def->line > t.line || (def->line == t.line && def->col > t.col))
-      throw SourceError(t.line, t.col,
-                        "SSA value " + std::string(t.text) + " is used before its definition at line " +
+      throw SourceError(t.line, column(t), "use of undefined SSA value " + std::string(t.text()));
+    if (def->line > t.line || (def->line == t.line && def->col > column(t)))
+      throw SourceError(t.line, column(t),
+                        "SSA value " + std::string(t.text()) + " is used before its definition at line " +
                             std::to_string(def->line));
-    throw SourceError(t.line, t.col,
-                      "SSA value " + std::string(t.text) + " is used where its definition (line " +
+    throw SourceError(t.line, column(t),
+                      "SSA value " + std::string(t.text()) + " is used where its definition (line " +
                           std::to_string(def->line) + ") does not dominate it");
   }
 
@@ -194,8 +197,8 @@ class Verifier {
   static std::vector<const Token *> header_definitions(const Op &op) {
     std::vector<const Token *> defs;
     if (op.regions.empty()) return defs;
-    const std::vector<Token> &toks = op.tokens;
-    const size_t end = op.region_at.empty() ? toks.size() : op.region_at[0];
+    const Array<Token> &toks = op.tokens;
+    const size_t end = op.regions.empty() ? toks.size() : op.regions[0].at;
     const bool function = is_function(op.name);
     for (size_t i = 0; i < end; ++i) {
       const Token &t = toks[i];
@@ -209,7 +212,7 @@ class Verifier {
         bool names_only = j < end && toks[j].kind == Tok::PercentId;
         while (j < end && (toks[j].kind == Tok::PercentId || toks[j].kind == Tok::Comma)) ++j;
         names_only = names_only && j < end && toks[j].kind == Tok::RParen && j + 1 < end &&
-                     (toks[j + 1].kind == Tok::Equal || (toks[j + 1].kind == Tok::BareId && toks[j + 1].text == "in"));
+                     (toks[j + 1].kind == Tok::Equal || (toks[j + 1].kind == Tok::BareId && toks[j + 1].text() == "in"));
         if (names_only)
           for (size_t k = i + 1; k < j; ++k)
             if (toks[k].kind == Tok::PercentId) defs.push_back(&toks[k]);
@@ -227,17 +230,17 @@ class Verifier {
   }
 
   void check_loop_step(const Op &op) {
-    const std::vector<Token> &toks = op.tokens;
+    const Array<Token> &toks = op.tokens;
     for (size_t i = 0; i + 1 < toks.size(); ++i) {
-      if (toks[i].kind != Tok::BareId || toks[i].text != "step" || toks[i + 1].kind != Tok::PercentId) continue;
+      if (toks[i].kind != Tok::BareId || toks[i].text() != "step" || toks[i + 1].kind != Tok::PercentId) continue;
       const Token &step = toks[i + 1];
       const Def &def = use(step);
       if (!def.constant) {
-        warnings_.push_back("scf.for at line " + std::to_string(op.line) + ": the step " + std::string(step.text) +
+        warnings_.push_back("scf.for at line " + std::to_string(op.line) + ": the step " + std::string(step.text()) +
                             " is not a constant; it is not proved positive");
       } else if (def.constant->negative || def.constant->magnitude == 0) {
-        throw SourceError(step.line, step.col,
-                          "the step " + std::string(step.text) + " of scf.for is " +
+        throw SourceError(step.line, column(step),
+                          "the step " + std::string(step.text()) + " of scf.for is " +
                               (def.constant->negative && def.constant->magnitude ? "-" : "") +
                               std::to_string(def.constant->magnitude) + " (defined at line " +
                               std::to_string(def.line) + "): a loop step must be positive");
@@ -279,7 +282,7 @@ class Verifier {
 
   static std::optional<Literal> constant_of(const Op &op) {
     if (op.name != "arith.constant" || op.generic || op.result_count() != 1) return std::nullopt;
-    const std::vector<Token> &t = op.tokens;
+    const Array<Token> &t = op.tokens;
     size_t i = 0;
     bool negative = false;
     if (i < t.size() && t[i].kind == Tok::Minus) {
@@ -287,9 +290,9 @@ class Verifier {
       ++i;
     }
     if (i + 2 >= t.size() || t[i].kind != Tok::Integer || t[i + 1].kind != Tok::Colon || t[i + 2].kind != Tok::BareId ||
-        !int_type(t[i + 2].text))
+        !int_type(t[i + 2].text()))
       return std::nullopt;
-    return read_literal(t[i].text, negative);
+    return read_literal(t[i].text(), negative);
   }
 
   void define_results(const Op &op) {
@@ -308,7 +311,8 @@ class Verifier {
   void walk_region(const Op &owner, size_t index, const std::vector<const Token *> &header_defs) {
     const Region &region = owner.regions[index];
     const size_t mark = order_.size();
-    for (const Token *t : header_defs) define(t->text, t->line, t->col, 1);
+    // Not column(*t) here: finding a column scans its line, and a signature line can hold 10^5 arguments.
+    for (const Token *t : header_defs) define(t->text(), t->line, 0, 1, std::nullopt, t);
     if (region.blocks.size() == 1) {
       const Block &block = region.blocks[0];
       check_block_order(block);
@@ -331,34 +335,39 @@ class Verifier {
   }
 
   // --- literals -------------------------------------------------------------
-  static void check_literals(const Op &op) {
-    const std::vector<Token> &t = op.tokens;
+  void check_literals(const Op &op) const {
+    const Array<Token> &t = op.tokens;
     for (size_t i = 0; i < t.size(); ++i) {
       if (t[i].kind != Tok::Integer) continue;
       const bool negative = i > 0 && t[i - 1].kind == Tok::Minus;
-      Literal lit = read_literal(t[i].text, negative);
+      Literal lit = read_literal(t[i].text(), negative);
       std::optional<IntType> type;
       bool float_type = false;
       if (i + 2 < t.size() && t[i + 1].kind == Tok::Colon && t[i + 2].kind == Tok::BareId) {
-        type = int_type(t[i + 2].text);
-        std::string_view ty = t[i + 2].text;
+        type = int_type(t[i + 2].text());
+        std::string_view ty = t[i + 2].text();
         float_type = !type && (ty.substr(0, 1) == "f" || ty.substr(0, 2) == "bf" || ty.substr(0, 2) == "tf");
       }
       const Token &at = negative ? t[i - 1] : t[i];
       if (type && !fits(lit, *type))
-        throw SourceError(at.line, at.col,
-                          "integer literal " + literal_text(lit, t[i].text) + " does not fit its type " +
-                              std::string(t[i + 2].text));
+        throw SourceError(at.line, column(at),
+                          "integer literal " + literal_text(lit, t[i].text()) + " does not fit its type " +
+                              std::string(t[i + 2].text()));
       if (!type && !float_type && lit.overflow)
-        throw SourceError(at.line, at.col,
-                          "integer literal " + literal_text(lit, t[i].text) + " does not fit in 64 bits");
+        throw SourceError(at.line, column(at),
+                          "integer literal " + literal_text(lit, t[i].text()) + " does not fit in 64 bits");
     }
     for (const Region &r : op.regions)
       for (const Block &b : r.blocks)
         for (const Op &child : b.ops) check_literals(child);
   }
 
+  /// Column of a token, for a message (tokens do not store theirs).
+  [[nodiscard]] uint32_t column(const Token &t) const { return t.column(text_); }
+  [[nodiscard]] uint32_t column(const Def &d) const { return d.token != nullptr ? column(*d.token) : d.col; }
+
   const Op &func_;
+  std::string_view text_;
   std::vector<std::string> &warnings_;
   std::unordered_map<std::string_view, Def> visible_;
   std::vector<std::string_view> order_;
@@ -366,6 +375,8 @@ class Verifier {
 
 }  // namespace
 
-void verify_function(const Op &func, std::vector<std::string> &warnings) { Verifier(func, warnings).run(); }
+void verify_function(const Op &func, std::string_view text, std::vector<std::string> &warnings) {
+  Verifier(func, text, warnings).run();
+}
 
 }  // namespace pb::hivm

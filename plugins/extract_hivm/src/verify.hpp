@@ -20,15 +20,17 @@
 #define PERFBOUND_EXTRACT_HIVM_VERIFY_HPP
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ir.hpp"
 
 namespace pb::hivm {
 
-/// Verifies one function (a `func.func` op with its body). Throws SourceError
-/// on the first violation; appends warnings (non-constant loop steps).
-void verify_function(const Op &func, std::vector<std::string> &warnings);
+/// Verifies one function (a `func.func` op with its body) parsed from `text`
+/// (for the columns of its messages). Throws SourceError on the first
+/// violation; appends warnings (non-constant loop steps).
+void verify_function(const Op &func, std::string_view text, std::vector<std::string> &warnings);
 
 }  // namespace pb::hivm
 

@@ -177,7 +177,7 @@ void ViewBuilder::handle_view(const Op &op, uint32_t r) {
             std::vector<int64_t> members;
             for (size_t idx = 0; idx < grp.size(); ++idx)
               if (grp[idx].kind == Tok::Integer)
-                if (auto n = parse_int(grp[idx].text)) members.push_back(*n);
+                if (auto n = parse_int(grp[idx].text())) members.push_back(*n);
             groups.push_back(members);
           }
       for (size_t gi = 0; gi < groups.size() && gi < t.rank(); ++gi) {

@@ -150,11 +150,11 @@ void FunctionWalker::handle_loop(const Op &op, uint32_t r, int32_t path) {
     }
   } else {
     if (s.size() >= 7 && s[0].kind == Tok::PercentId && s[1].kind == Tok::Equal && s[3].kind == Tok::BareId &&
-        s[3].text == "to" && s[5].kind == Tok::BareId && s[5].text == "step") {
-      iv_name = s[0].text;
-      li.lb = scope_.use(s[2].text);
-      li.ub = scope_.use(s[4].text);
-      li.step = scope_.use(s[6].text);
+        s[3].text() == "to" && s[5].kind == Tok::BareId && s[5].text() == "step") {
+      iv_name = s[0].text();
+      li.lb = scope_.use(s[2].text());
+      li.ub = scope_.use(s[4].text());
+      li.step = scope_.use(s[6].text());
     } else {
       li.unknown_trip = true;
       record.notes.push_back("loop header not understood: trip count unknown");
@@ -170,10 +170,10 @@ void FunctionWalker::handle_loop(const Op &op, uint32_t r, int32_t path) {
     }
   }
   // Attributes printed after the region: {ExtractedLoadOrStore}.
-  if (!op.region_at.empty()) {
-    TokSpan after = s.from(op.region_at.back());
+  if (!op.regions.empty()) {
+    TokSpan after = s.from(op.regions.back().at);
     for (size_t idx = 0; idx < after.size(); ++idx)
-      if (after[idx].kind == Tok::BareId) li.attributes.emplace_back(after[idx].text);
+      if (after[idx].kind == Tok::BareId) li.attributes.emplace_back(after[idx].text());
   }
   li.extracted = std::find(li.attributes.begin(), li.attributes.end(), "ExtractedLoadOrStore") != li.attributes.end();
   ir_.loops.push_back(li);
@@ -245,10 +245,10 @@ void FunctionWalker::handle_if(const Op &op, uint32_t r, int32_t path) {
   std::string_view cond_name = leading_operand(op);
   bool unlikely = false;
   std::vector<std::string> attrs;
-  if (!op.region_at.empty()) {
-    TokSpan after = s.from(op.region_at.back());
+  if (!op.regions.empty()) {
+    TokSpan after = s.from(op.regions.back().at);
     for (size_t idx = 0; idx < after.size(); ++idx)
-      if (after[idx].kind == Tok::BareId && after[idx].text != "else") attrs.emplace_back(after[idx].text);
+      if (after[idx].kind == Tok::BareId && after[idx].text() != "else") attrs.emplace_back(after[idx].text());
   }
   for (const std::string &a : attrs)
     if (a == "hivm.unlikely_condition") unlikely = true;
@@ -290,21 +290,21 @@ void FunctionWalker::walk_function(const Op &func, const FunctionContext &fctx) 
   std::vector<TokSpan> arg_attrs;
   if (func.generic) {
     GenericParts g = generic_parts(func);
-    if (auto name = named_attr(g.props, "sym_name")) fr.name = "@" + std::string((*name)[0].text.substr(1, (*name)[0].text.size() - 2));
-    else if (auto name2 = named_attr(g.attrs, "sym_name")) fr.name = "@" + std::string((*name2)[0].text.substr(1, (*name2)[0].text.size() - 2));
+    if (auto name = named_attr(g.props, "sym_name")) fr.name = "@" + std::string((*name)[0].text().substr(1, (*name)[0].text().size() - 2));
+    else if (auto name2 = named_attr(g.attrs, "sym_name")) fr.name = "@" + std::string((*name2)[0].text().substr(1, (*name2)[0].text().size() - 2));
     attrs = g.attrs;
-    if (!func.regions.empty() && !func.regions[0].blocks.empty()) sig_args = func.regions[0].blocks[0].args;
+    if (!func.regions.empty() && !func.regions[0].blocks.empty()) sig_args.assign(func.regions[0].blocks[0].args.begin(), func.regions[0].blocks[0].args.end());
     arg_attrs.resize(sig_args.size());
   } else {
     size_t at = 0;
     while (at < s.size() && s[at].kind != Tok::AtId) ++at;
-    if (at < s.size()) fr.name = std::string(s[at].text);
+    if (at < s.size()) fr.name = std::string(s[at].text());
     if (at + 1 < s.size() && s[at + 1].kind == Tok::LParen)
       if (auto g = group_at(s, at + 1)) {
         for (TokSpan entry : split_top(g->first, Tok::Comma)) {
           if (entry.size() < 3 || entry[0].kind != Tok::PercentId) continue;
           BlockArg a;
-          a.name = entry[0].text;
+          a.name = entry[0].text();
           a.line = entry[0].line;
           TokSpan type = entry.from(2);
           TokSpan attr;
@@ -327,7 +327,7 @@ void FunctionWalker::walk_function(const Op &func, const FunctionContext &fctx) 
     std::string_view w = enum_word(core->from(core->size() > 1 ? 1 : 0));
     if (w == "func_core_type") w = enum_word(core->from(2));
     for (size_t idx = 0; idx < core->size(); ++idx)
-      if ((*core)[idx].kind == Tok::BareId) w = (*core)[idx].text;
+      if ((*core)[idx].kind == Tok::BareId) w = (*core)[idx].text();
     if (w == "AIC") fr.core = CoreType::AIC;
     else if (w == "AIV") fr.core = CoreType::AIV;
     fr.core_source = "hivm.func_core_type = " + std::string(w);
@@ -343,7 +343,7 @@ void FunctionWalker::walk_function(const Op &func, const FunctionContext &fctx) 
     }
   }
   if (auto mm = named_attr(attrs, "mix_mode"); mm && !mm->empty() && (*mm)[0].kind == Tok::String)
-    fr.mix_mode = std::string((*mm)[0].text.substr(1, (*mm)[0].text.size() - 2));
+    fr.mix_mode = std::string((*mm)[0].text().substr(1, (*mm)[0].text().size() - 2));
   const bool part_of_mix = named_attr(attrs, "hivm.part_of_mix").has_value() || fr.mix_mode == "mix";
   if (part_of_mix && fr.core != CoreType::Unknown) fr.mix_part = core_name(fr.core);
   ir_.instances = (part_of_mix && fr.core == CoreType::AIV) ? std::max<uint32_t>(1, ir_.opts.vector_cores_per_cube_core) : 1;
@@ -362,7 +362,7 @@ void FunctionWalker::walk_function(const Op &func, const FunctionContext &fctx) 
     if (auto role = named_attr(arg_attrs[idx], "hacc.arg_type")) {
       std::string_view w;
       for (size_t t = 0; t < role->size(); ++t)
-        if ((*role)[t].kind == Tok::BareId) w = (*role)[t].text;
+        if ((*role)[t].kind == Tok::BareId) w = (*role)[t].text();
       fa.role = std::string(w);
     }
     if (fa.role.empty()) fa.role = v.type.kind == Type::Kind::Memref ? "pointer" : "scalar";
