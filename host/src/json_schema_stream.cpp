@@ -10,8 +10,6 @@
 namespace perfbound {
 namespace {
 
-using ParseEvent = json::parse_event_t;
-
 // Keywords that constrain nothing (json_schema.hpp's annotations, plus $defs,
 // which only holds subschemas for $ref).
 bool is_annotation(const std::string &keyword) {
@@ -101,53 +99,119 @@ struct ParseHooks {
   bool keep_non_object_root = true;
 };
 
-// json::parse with a callback (nlohmann's parser_callback_t: `depth` is the
-// nesting of the value, 0 for the root; returning false drops the value).
-// A parse error yields a discarded value exactly as json::parse does.
-json parse_with_hooks(const std::string &text, const ParseHooks &hooks) {
-  bool root_is_object = false;
-  std::string member;          // the root member whose value is being parsed
-  bool member_kept = false;
-  bool member_streamed = false;
-  bool in_streamed_array = false;
-  auto callback = [&](int depth, ParseEvent event, json &parsed) -> bool {
-    if (depth == 0) {
-      if (event == ParseEvent::object_start) root_is_object = true;
-      return true;
+// Builds what json::parse would, from nlohmann's SAX events, except what
+// the hooks drop. (Not json::parse with a parser callback: nlohmann 3.11's
+// callback parser scans the whole parent array after every object it
+// keeps, quadratic in a large array of objects.) Depth counts the open
+// containers: the root's members are at depth 1.
+class HookedBuilder {
+ public:
+  explicit HookedBuilder(const ParseHooks &hooks) : hooks_(hooks) {}
+
+  bool null() { return scalar(json(nullptr)); }
+  bool boolean(bool value) { return scalar(json(value)); }
+  bool number_integer(json::number_integer_t value) { return scalar(json(value)); }
+  bool number_unsigned(json::number_unsigned_t value) { return scalar(json(value)); }
+  bool number_float(json::number_float_t value, const std::string &) { return scalar(json(value)); }
+  bool string(std::string &value) { return scalar(json(std::move(value))); }
+  bool binary(json::binary_t &value) { return scalar(json::binary(std::move(value))); }
+  bool start_object(std::size_t) { return open(json::object(), false); }
+  bool start_array(std::size_t) { return open(json::array(), true); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+  bool key(std::string &name) {
+    if (open_.size() == 1 && root_is_object_) {
+      member_ = name;
+      member_streamed_ = hooks_.streams(member_);
+      member_kept_ = member_streamed_ || hooks_.keep_member(member_);
     }
-    if (!root_is_object) return hooks.keep_non_object_root;
-    if (depth == 1) {
-      switch (event) {
-        case ParseEvent::key:
-          member = parsed.get<std::string>();
-          member_streamed = hooks.streams(member);
-          member_kept = member_streamed || hooks.keep_member(member);
-          return member_kept;
-        case ParseEvent::array_start:
-          if (member_streamed) {
-            hooks.value_begins(member, true);
-            in_streamed_array = true;
-          }
-          return member_kept;
-        case ParseEvent::object_start:
-        case ParseEvent::value:
-          if (member_streamed) hooks.value_begins(member, false);
-          return member_kept;
-        case ParseEvent::array_end:
-          in_streamed_array = false;
-          return true;
-        case ParseEvent::object_end: return true;
-      }
-      return true;
-    }
-    if (depth == 2 && in_streamed_array &&
-        (event == ParseEvent::object_end || event == ParseEvent::array_end || event == ParseEvent::value)) {
-      hooks.element(member, parsed);
-      return false;
-    }
+    key_ = std::move(name);
     return true;
-  };
-  return json::parse(text, callback, /*allow_exceptions=*/false);
+  }
+  bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &) { return false; }
+
+  json result;
+
+ private:
+  // Where a value that starts now goes: nullptr when it is dropped. An
+  // element of a streamed array is built in element_ and handed over when
+  // complete.
+  json *place(json &&value, bool is_array, bool &is_element) {
+    is_element = false;
+    if (open_.empty()) {
+      result = std::move(value);
+      return &result;
+    }
+    json *parent = open_.back();
+    if (parent == nullptr) return nullptr;
+    if (open_.size() == 1) {
+      if (!root_is_object_) {
+        if (!hooks_.keep_non_object_root) return nullptr;
+      } else {
+        if (member_streamed_) hooks_.value_begins(member_, is_array);
+        if (!member_kept_) return nullptr;
+      }
+    } else if (open_.size() == 2 && in_streamed_array_) {
+      is_element = true;
+      element_ = std::move(value);
+      return &element_;
+    }
+    if (parent->is_array()) {
+      parent->push_back(std::move(value));
+      return &parent->back();
+    }
+    json &slot = (*parent)[key_];
+    slot = std::move(value);
+    return &slot;
+  }
+
+  bool scalar(json &&value) {
+    bool is_element = false;
+    if (place(std::move(value), false, is_element) != nullptr && is_element) hand_over();
+    return true;
+  }
+
+  bool open(json &&value, bool is_array) {
+    const bool root = open_.empty();
+    const bool streamed_array = open_.size() == 1 && root_is_object_ && is_array && member_streamed_;
+    bool is_element = false;
+    json *container = place(std::move(value), is_array, is_element);
+    if (root) root_is_object_ = !is_array;
+    if (streamed_array) in_streamed_array_ = true;
+    open_.push_back(container);
+    return true;
+  }
+
+  bool close() {
+    const bool element_done = open_.size() == 3 && in_streamed_array_ && open_.back() == &element_;
+    open_.pop_back();
+    if (element_done) hand_over();
+    if (open_.size() == 1) in_streamed_array_ = false;
+    return true;
+  }
+
+  void hand_over() {
+    hooks_.element(member_, element_);
+    element_ = json();
+  }
+
+  const ParseHooks &hooks_;
+  std::vector<json *> open_;  // the open containers (nullptr: being dropped)
+  std::string key_;           // the member whose value comes next
+  std::string member_;        // the root member whose value is being parsed
+  bool root_is_object_ = false;
+  bool member_kept_ = false;
+  bool member_streamed_ = false;
+  bool in_streamed_array_ = false;
+  json element_;
+};
+
+// Parses `text` as json::parse(text, nullptr, false) does (a parse error
+// yields a discarded value), keeping only what the hooks keep.
+json parse_with_hooks(const std::string &text, const ParseHooks &hooks) {
+  HookedBuilder builder(hooks);
+  if (!json::sax_parse(text, &builder)) return json(json::value_t::discarded);
+  return std::move(builder.result);
 }
 
 // The violations of one streamed member's last array, validated while
