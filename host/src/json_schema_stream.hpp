@@ -3,8 +3,8 @@
 // The host checks every document that crosses an edge against its schema.
 // A large node output (perfbound.hivm_program/1 of a 3.4 MB dump: 28 MB of
 // text, ~47k op records) takes about 8x its text as a DOM, only to be
-// checked and thrown away. validate_json_text parses the text with a
-// callback instead: each element of a large root-level array is checked
+// checked and thrown away. validate_json_text builds it from the parser's
+// SAX events instead: each element of a large root-level array is checked
 // against the array's "items" schema as soon as it is complete and then
 // dropped, so only the document's skeleton and one element are held.
 //
