@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "json_schema_stream.hpp"
 #include "run_context.hpp"
 #include "sha256.hpp"
 #include "version.hpp"
@@ -41,16 +42,6 @@ const json &Document::parsed() const {
   return *parsed_;
 }
 
-namespace {
-/// Node outputs above this size do not keep their parse after validation.
-constexpr size_t kKeepParseBytes = size_t{1} << 20;
-}  // namespace
-
-void Document::drop_parse_cache() const {
-  std::lock_guard<std::mutex> lock(parse_mutex_);
-  parsed_.reset();
-}
-
 const char *node_status_name(NodeStatus s) {
   switch (s) {
     case NodeStatus::Ok: return "ok";
@@ -60,33 +51,44 @@ const char *node_status_name(NodeStatus s) {
   return "failed";
 }
 
+namespace {
+
+// The checks before validation: JSON, an object, the port's schema id.
+// Returns the problem, empty when none.
+std::string envelope_problem(const json &parsed, const std::string &schema) {
+  if (parsed.is_discarded()) return "is not valid JSON";
+  if (!parsed.is_object()) return "is not a JSON object";
+  auto it = parsed.find("schema");
+  if (it == parsed.end() || !it->is_string()) return "has no \"schema\" member (expected \"" + schema + "\")";
+  if (it->get<std::string>() != schema)
+    return "declares schema \"" + it->get<std::string>() + "\" but the port carries \"" + schema + "\"";
+  return {};
+}
+
+}  // namespace
+
 std::vector<std::string> check_document(const SchemaRegistry &schemas, const std::string &schema, const Document &doc,
-                                        bool validate_structure, size_t limit) {
+                                        bool validate_structure, size_t limit, size_t stream_above) {
   std::vector<std::string> problems;
   if (doc.encoding() == PB_ENCODING_TEXT) return problems;
-  const json &parsed = doc.parsed();
-  if (parsed.is_discarded()) {
-    problems.emplace_back("is not valid JSON");
-    return problems;
+  const bool validate = validate_structure && schemas.has(schema);
+  std::vector<std::string> errors;
+  if (doc.data().size() <= stream_above) {
+    // Small documents keep their parse: the report renders them from it.
+    const json &parsed = doc.parsed();
+    if (std::string problem = envelope_problem(parsed, schema); !problem.empty()) return {problem};
+    if (validate) errors = schemas.validate(schema, parsed);
+  } else if (validate) {
+    // Checked while parsed, never held whole (json_schema_stream.hpp); a
+    // consumer that needs the document parses it itself.
+    TextValidation checked = validate_json_text(schemas, schema, doc.data());
+    if (std::string problem = envelope_problem(checked.skeleton, schema); !problem.empty()) return {problem};
+    errors = std::move(checked.errors);
+  } else if (std::string problem = envelope_problem(parse_json_envelope(doc.data()), schema); !problem.empty()) {
+    return {problem};
   }
-  if (!parsed.is_object()) {
-    problems.emplace_back("is not a JSON object");
-    return problems;
-  }
-  auto it = parsed.find("schema");
-  if (it == parsed.end() || !it->is_string()) {
-    problems.emplace_back("has no \"schema\" member (expected \"" + schema + "\")");
-    return problems;
-  }
-  if (it->get<std::string>() != schema) {
-    problems.push_back("declares schema \"" + it->get<std::string>() + "\" but the port carries \"" + schema + "\"");
-    return problems;
-  }
-  if (validate_structure && schemas.has(schema)) {
-    std::vector<std::string> errors = schemas.validate(schema, parsed);
-    for (size_t idx = 0; idx < errors.size() && idx < limit; ++idx) problems.push_back("violates " + schema + ": " + errors[idx]);
-    if (errors.size() > limit) problems.push_back("... and " + std::to_string(errors.size() - limit) + " more violations");
-  }
+  for (size_t idx = 0; idx < errors.size() && idx < limit; ++idx) problems.push_back("violates " + schema + ": " + errors[idx]);
+  if (errors.size() > limit) problems.push_back("... and " + std::to_string(errors.size() - limit) + " more violations");
   return problems;
 }
 
@@ -365,11 +367,11 @@ RunResult Engine::run(const ResolvedPipeline &pipeline, const RunOptions &option
         continue;
       }
       auto doc = std::make_shared<const Document>(PB_ENCODING_JSON, port.schema, std::move(it->second), nr.id + "." + port.name);
+      // A large output is checked while parsed and its parse is not kept
+      // for the run: consumers read the text, the report parses outputs
+      // again when it needs them.
       for (const std::string &p : check_document(schemas_, port.schema, *doc, options.validate_documents))
         problems.push_back("output '" + port.name + "' " + p);
-      // Consumers read the text; a large parse is not kept for the run
-      // (the report parses outputs again when it needs them).
-      if (doc->data().size() > kKeepParseBytes) doc->drop_parse_cache();
       nr.outputs[port.name] = doc;
     }
     if (!problems.empty()) {

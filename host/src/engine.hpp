@@ -43,13 +43,10 @@ class Document {
   [[nodiscard]] const std::string &data() const { return data_; }
   [[nodiscard]] const std::string &origin() const { return origin_; }
   /// Parsed JSON (cached after the first call); null for text documents.
-  [[nodiscard]] const json &parsed() const;
-  /// Frees the cached parse (the next parsed() parses again). Only while no
-  /// reference from parsed() is held: the engine calls it on a large node
-  /// output right after validating it, before any other thread sees the
-  /// document, so the run does not hold the parse (~5x the text) of every
+  /// check_document fills the cache only for documents it does not stream,
+  /// so the run does not hold the parse (~8x the text) of every large
   /// intermediate document while its consumers parse the text themselves.
-  void drop_parse_cache() const;
+  [[nodiscard]] const json &parsed() const;
 
  private:
   pb_encoding encoding_;
@@ -132,11 +129,19 @@ class Engine {
   ProfileLoader profile_loader_;
 };
 
+/// Documents larger than this are checked while parsed (json_schema_stream.hpp)
+/// instead of through Document::parsed(), whose whole DOM is ~8x the text.
+constexpr size_t kStreamCheckBytes = size_t{1} << 20;
+
 /// Checks one document against a port schema: JSON object, "schema" member
 /// equal to `schema`, and the published JSON Schema when there is one.
 /// Returns the problems (empty when fine); at most `limit` are listed.
+/// A document over `stream_above` bytes is checked without building its
+/// whole DOM and without filling doc.parsed()'s cache; the problems are the
+/// same either way.
 std::vector<std::string> check_document(const SchemaRegistry &schemas, const std::string &schema, const Document &doc,
-                                        bool validate_structure, size_t limit = 5);
+                                        bool validate_structure, size_t limit = 5,
+                                        size_t stream_above = kStreamCheckBytes);
 
 }  // namespace perfbound
 

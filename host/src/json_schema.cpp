@@ -179,9 +179,15 @@ std::string short_dump(const json &v) {
   return s;
 }
 
+}  // namespace
+
+namespace detail {
+
 class Validator {
  public:
   Validator(const SchemaRegistry &registry, const json &root) : registry_(registry), root_(root) {}
+
+  void set_items_splice(SchemaValidator::ItemsSplice splice) { items_splice_ = std::move(splice); }
 
   void validate(const json &schema, const json &doc, const std::string &path, const json &root,
                 std::vector<std::string> &errors, int depth) const {
@@ -274,9 +280,6 @@ class Validator {
     }
   }
 
- private:
-  static std::string at(const std::string &path) { return path.empty() ? "/" : path; }
-
   const json *resolve_ref(const std::string &ref, const json &root, const json *&target_root) const {
     std::string doc_part = ref;
     std::string fragment;
@@ -298,6 +301,9 @@ class Validator {
       return nullptr;
     }
   }
+
+ private:
+  static std::string at(const std::string &path) { return path.empty() ? "/" : path; }
 
   static void check_number(const json &schema, const json &doc, const std::string &path,
                            std::vector<std::string> &errors) {
@@ -357,9 +363,10 @@ class Validator {
       first_item = it->size();
     }
     if (auto it = schema.find("items"); it != schema.end()) {
+      if (items_splice_ && items_splice_(*it, path, errors)) return;
       for (size_t idx = first_item; idx < doc.size(); ++idx) {
         validate(*it, doc[idx], path + "/" + std::to_string(idx), root, errors, depth + 1);
-        if (errors.size() > 200) return;  // enough to act on
+        if (errors.size() > kValidationCutoff) return;  // enough to act on
       }
     }
   }
@@ -409,16 +416,17 @@ class Validator {
           validate(*additional, value, child, root, errors, depth + 1);
         }
       }
-      if (errors.size() > 200) return;
+      if (errors.size() > kValidationCutoff) return;
     }
   }
 
   const SchemaRegistry &registry_;
   const json &root_;
   mutable std::map<std::string, std::regex> regex_cache_;
+  SchemaValidator::ItemsSplice items_splice_;
 };
 
-}  // namespace
+}  // namespace detail
 
 std::string schema_file_name(std::string_view schema_id) {
   std::string id(schema_id);
@@ -515,9 +523,25 @@ std::vector<std::string> SchemaRegistry::validate(std::string_view schema_id, co
   const json *schema = find(schema_id);
   if (schema == nullptr) return {"no published JSON Schema for '" + std::string(schema_id) + "'"};
   std::vector<std::string> errors;
-  Validator v(*this, *schema);
+  detail::Validator v(*this, *schema);
   v.validate(*schema, doc, "", *schema, errors, 0);
   return errors;
 }
+
+SchemaValidator::SchemaValidator(const SchemaRegistry &registry, const json &root)
+    : impl_(std::make_unique<detail::Validator>(registry, root)) {}
+
+SchemaValidator::~SchemaValidator() = default;
+
+void SchemaValidator::validate(const json &schema, const json &doc, const std::string &path, const json &root,
+                               std::vector<std::string> &errors, int depth) const {
+  impl_->validate(schema, doc, path, root, errors, depth);
+}
+
+const json *SchemaValidator::resolve_ref(const std::string &ref, const json &root, const json *&target_root) const {
+  return impl_->resolve_ref(ref, root, target_root);
+}
+
+void SchemaValidator::set_items_splice(ItemsSplice splice) { impl_->set_items_splice(std::move(splice)); }
 
 }  // namespace perfbound

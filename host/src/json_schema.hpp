@@ -27,7 +27,9 @@
 #define PERFBOUND_HOST_JSON_SCHEMA_HPP
 
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,6 +48,10 @@ std::string schema_file_name(std::string_view schema_id);
 
 /// True for ids of the form "lower.dotted.name/N" with N >= 1.
 bool is_valid_schema_id(std::string_view schema_id);
+
+/// Validation stops visiting an array's items or an object's members once
+/// more violations than this have been found (enough to act on).
+constexpr size_t kValidationCutoff = 200;
 
 class SchemaRegistry {
  public:
@@ -68,6 +74,42 @@ class SchemaRegistry {
 
  private:
   std::map<std::string, json, std::less<>> schemas_;
+};
+
+namespace detail {
+class Validator;
+}  // namespace detail
+
+/// One validation session, the one SchemaRegistry::validate runs, open for
+/// checking a document while it is parsed (json_schema_stream.hpp): it
+/// validates a subschema at a given path and recursion depth (compiled
+/// patterns are kept between calls), resolves $ref the way validation does,
+/// and lets a caller take over where an array's "items" are checked.
+class SchemaValidator {
+ public:
+  /// Called where the items of an array at `path` would be checked against
+  /// `items` (the "items" value, by address in its schema). When it returns
+  /// true it has appended the items' violations to `errors` itself and the
+  /// validator does not visit the array's elements.
+  using ItemsSplice = std::function<bool(const json &items, const std::string &path, std::vector<std::string> &errors)>;
+
+  /// `root` is the schema validation starts from (it must outlive this).
+  SchemaValidator(const SchemaRegistry &registry, const json &root);
+  ~SchemaValidator();
+  SchemaValidator(const SchemaValidator &) = delete;
+  SchemaValidator &operator=(const SchemaValidator &) = delete;
+
+  /// Appends the violations of `doc` against `schema` (a subschema of
+  /// `root`) at `path`, `depth` levels of schema recursion deep.
+  void validate(const json &schema, const json &doc, const std::string &path, const json &root,
+                std::vector<std::string> &errors, int depth) const;
+  /// The schema a $ref found in `root` names, or nullptr; `target_root` is
+  /// set to the schema file the target lives in.
+  [[nodiscard]] const json *resolve_ref(const std::string &ref, const json &root, const json *&target_root) const;
+  void set_items_splice(ItemsSplice splice);
+
+ private:
+  std::unique_ptr<detail::Validator> impl_;
 };
 
 }  // namespace perfbound
