@@ -30,7 +30,7 @@ seeds() {  # the files that seed TARGET, one per line
     testlist) ls "$shared"/testlists/*.json bench/timing/*.json ;;
     plan) ls tests/fuzz/data/*.plan.json tests/regress/plan/*.json ;;
     sweep) ls tests/regress/sweep/*.json ;;
-    profile|set_value|launch|counterfactual) ;;  # generated below
+    profile|set_value|launch|counterfactual|hivm_view) ;;  # generated below
     *) echo "fuzz.sh: unknown target '$1' (try: bash scripts/fuzz.sh list)" >&2; exit 2 ;;
   esac 2>/dev/null || true
 }
@@ -64,6 +64,17 @@ generated_seeds() {  # TARGET DIR: seeds written from the project's own files
                '{"grid":{"x":{"from":1,"to":100000}},"args":{"n_elements":[1,2,3]},"max_configs":1000}' \
                '[{"grid":[1]},{"args":{}},{}]'; do
         printf '%s' "$v" > "$2/gen_sweep_$i"; i=$((i + 1)); done ;;
+    hivm_view)  # hivm_program documents of our own dumps, when the extractor driver is built
+      local extract=${PERFBOUND_HIVM_EXTRACT:-build/bin/perfbound_hivm_extract}
+      if [ -x "$extract" ]; then
+        for f in examples/kernels/*/*.npuir.mlir tests/extract_hivm/data/*.mlir; do
+          for grid in "" "--grid 8,2"; do
+            # shellcheck disable=SC2086  # grid is a list of words
+            "$extract" "$f" $grid --out "$2/gen_program_$i.json" >/dev/null 2>&1 || true
+            i=$((i + 1))
+          done
+        done
+      fi ;;
     plan)  # plans of the shared testlists, when a built perfbound can prepare them
       local perfbound=${PERFBOUND:-build/bin/perfbound}
       if [ -x "$perfbound" ]; then
