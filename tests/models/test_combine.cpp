@@ -3,6 +3,7 @@
 
 #include "combine.hpp"
 #include "render.hpp"
+#include "render_html.hpp"
 
 namespace m = pb::models;
 using pb::sdk::json;
@@ -142,12 +143,13 @@ TEST_CASE("combine: a chip-level launch floor that binds is latency-bound on 'la
   CHECK(none["verdict"]["class"].is_null());
   CHECK(none["verdict"]["unit"].is_null());
   // The renderings say nothing of a unit there is none of (was "unit -").
-  for (const char *format : {"text", "md", "html"}) {
-    CAPTURE(format);
-    const std::string text = m::render_document(m::kReportSchema, none, format).value();
-    CHECK(text.find("unit -") == std::string::npos);
-    CHECK(text.find("unit ") == std::string::npos);
+  for (const std::string &text : {m::render_document(m::kReportSchema, none, "text").value(),
+                                   m::render_document(m::kReportSchema, none, "md").value(),
+                                   m::render_html(m::kReportSchema, none, nullptr).value()}) {
     CHECK(text.find("no verdict") != std::string::npos);
+    CHECK(text.find("no verdict, unit") == std::string::npos);
+    CHECK(text.find("no verdict</b>, unit") == std::string::npos);
+    CHECK(text.find("unit -") == std::string::npos);
   }
 }
 
