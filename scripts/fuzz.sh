@@ -98,7 +98,7 @@ max_len() {
 }
 
 if [ "${1:-}" = list ]; then
-  echo "hivm hivm_des ttir msprof_csv pipeline set_value schema launch profile testlist plan sweep counterfactual"
+  echo "hivm hivm_des ttir msprof_csv pipeline set_value schema launch profile testlist plan sweep counterfactual hivm_view"
   exit 0
 fi
 if [ $# -lt 2 ]; then
