@@ -19,6 +19,7 @@
 #include <benchmark/benchmark.h>
 
 #include "../big_function.hpp"
+#include "../process_memory.hpp"
 #include "dsl_facts.hpp"
 #include "ttir_analysis.hpp"
 
@@ -40,14 +41,7 @@ double peak_rss_mib() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is KiB on Linux
 }
 
-/// A field of /proc/self/status in MiB (VmRSS, VmHWM), 0 when absent.
-double status_mib(const char *field) {
-  std::ifstream in("/proc/self/status");
-  const std::string key = std::string(field) + ":";
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind(key, 0) == 0) return std::strtod(line.c_str() + key.size(), nullptr) / 1024.0;
-  return 0;
-}
+using pb::bench_support::status_mib;
 
 /// The resident set now, with the peak (VmHWM) reset to it: a run measured
 /// from here is not hidden by the peak of an earlier one (a 4 MiB run after
@@ -55,10 +49,7 @@ double status_mib(const char *field) {
 /// back to the process's peak where /proc/self/clear_refs cannot be written.
 double start_peak_window() {
   malloc_trim(0);
-  std::ofstream clear("/proc/self/clear_refs");
-  clear << "5";
-  clear.flush();
-  return clear ? status_mib("VmRSS") : peak_rss_mib();
+  return pb::bench_support::reset_peak() ? status_mib("VmRSS") : peak_rss_mib();
 }
 
 /// The peak since start_peak_window.

@@ -28,6 +28,7 @@
 #include <string>
 
 #include "../big_function.hpp"
+#include "../process_memory.hpp"
 #include "ttir_analysis.hpp"
 
 namespace {
@@ -38,22 +39,8 @@ double cpu_seconds() {
   return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
 }
 
-/// A field of /proc/self/status in MiB (VmRSS, VmHWM, RssAnon, RssFile), 0 when absent.
-double status_mib(const char *field) {
-  std::ifstream in("/proc/self/status");
-  const std::string key = std::string(field) + ":";
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind(key, 0) == 0) return std::strtod(line.c_str() + key.size(), nullptr) / 1024.0;
-  return 0;
-}
-
-/// Resets VmHWM to the current resident set (Linux >= 4.0); false if it cannot.
-bool reset_peak() {
-  std::ofstream out("/proc/self/clear_refs");
-  out << "5";
-  out.flush();
-  return static_cast<bool>(out);
-}
+using pb::bench_support::reset_peak;
+using pb::bench_support::status_mib;
 
 std::string read_file(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
