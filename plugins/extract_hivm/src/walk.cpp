@@ -13,14 +13,14 @@ namespace {
 /// the results and block arguments, and a reserve that is exceeded doubles from there.
 size_t ops_in(const Region &region) {
   size_t ops = 0;
-  std::vector<const Region *> todo{&region};
-  while (!todo.empty()) {
-    const Region *r = todo.back();
-    todo.pop_back();
+  std::vector<const Region *> pending{&region};
+  while (!pending.empty()) {
+    const Region *r = pending.back();
+    pending.pop_back();
     for (const Block &block : r->blocks) {
       ops += block.ops.size();
       for (const Op &op : block.ops)
-        for (const Region &inner : op.regions) todo.push_back(&inner);
+        for (const Region &inner : op.regions) pending.push_back(&inner);
     }
   }
   return ops;
