@@ -120,7 +120,7 @@ TEST_CASE("chunk_kda: block count, loop multipliers and per-block MTE bytes on t
   //   L461 and L475 after the loops: 2 x 8192 = 16384
   //   total = 32768 + 425984 + 16384 + 49152 + 16384 = 540672 (16384 of it estimated)
   CHECK(dma_bytes(p, 0, Pipe::MTE2) == 540672);
-  CHECK(op_at(p, 367).bytes.estimated);
+  CHECK(op_at(p, 367).totals().bytes.estimated);
   // fixpipe L0C -> GM bytes per block (f32 = 4 B unless pre_quant F322BF16):
   //   L317/330/343: 64x32 f32 = 8192 x16 each = 393216
   //   L377 64x64 (16384) + L391 64x32 (8192) + L425 64x64 (16384) + L437 64x32 (8192), x4 = 196608
@@ -159,7 +159,7 @@ TEST_CASE("chunk_kda: vector side counts with two AIV instances and sub-block co
   CHECK(op_at(p, 740).count.value == 1);
   CHECK(op_at(p, 740).count.exact);
   // 64x64 bf16 store = 8192 B.
-  CHECK(value(op_at(p, 740).bytes) == 8192);
+  CHECK(value(op_at(p, 740).totals().bytes) == 8192);
   // L1175 vreduce, in both loops: 1024 f32 = 16 repeats x 32 executions = 512 repeats per block.
   CHECK(value(op_at(p, 1175).totals().repeats_block) == 512);
 }
@@ -260,8 +260,8 @@ TEST_CASE("amort_copy: chunk size sets the trip count and the packet size, not t
     Program p = analyze_text(hivmtest::shared_hivm(c.file), hivmtest::launch({2048}, {{"2", 2048}}));
     const OpRecord &load = op_at(p, c.load_line);
     CHECK(load.count.value == c.trips);
-    CHECK(value(load.packet_bytes) == c.packet);
-    CHECK(value(load.packets) == 1);
+    CHECK(value(load.totals().packet_bytes) == c.packet);
+    CHECK(value(load.totals().packets) == 1);
     CHECK(dma_bytes(p, 0, Pipe::MTE2) == 16384);
     CHECK(dma_bytes(p, 0, Pipe::MTE3) == 16384);
   }
@@ -275,20 +275,20 @@ TEST_CASE("seeded_gap2: strided vs coalesced packets and UB-strided vector repea
   Program coalesced = analyze_text(hivmtest::shared_hivm("seeded_gap2_coalesced.npuir.mlir"), opts);
   // Strided L33: a column, memref<?xf32, strided<[?]>> with stride S = 2048: 2048 runs of one f32.
   const OpRecord &col = op_at(strided, 33);
-  CHECK(value(col.bytes) == 8192);
-  CHECK(value(col.packet_bytes) == 4);
-  CHECK(value(col.packets) == 2048);
+  CHECK(value(col.totals().bytes) == 8192);
+  CHECK(value(col.totals().packet_bytes) == 4);
+  CHECK(value(col.totals().packets) == 2048);
   // Coalesced L31: a row, stride 1: one run of 2048 f32.
   const OpRecord &row = op_at(coalesced, 31);
-  CHECK(value(row.bytes) == 8192);
-  CHECK(value(row.packet_bytes) == 8192);
-  CHECK(value(row.packets) == 1);
+  CHECK(value(row.totals().bytes) == 8192);
+  CHECK(value(row.totals().packet_bytes) == 8192);
+  CHECK(value(row.totals().packets) == 1);
   // Strided L29: vbrc into memref<2048x1xf32, strided<[8, 1]>, ub>: each element sits in its own 32-byte block,
   // 8 blocks per 256-byte repeat -> 2048 / 8 = 256 repeats of 64 lanes, 256 x 64 - 2048 = 14336 idle lanes.
-  CHECK(value(op_at(strided, 29).repeats) == 256);
-  CHECK(value(op_at(strided, 29).masked_lanes) == 14336);
+  CHECK(value(op_at(strided, 29).totals().repeats) == 256);
+  CHECK(value(op_at(strided, 29).totals().masked_lanes) == 14336);
   // Without S the stride is unknown: the packet size is null with a reason, never 0.
   Program blind = analyze_text(hivmtest::shared_hivm("seeded_gap2_strided.npuir.mlir"), {});
-  CHECK_FALSE(op_at(blind, 33).packet_bytes.value.has_value());
-  CHECK(op_at(blind, 33).packet_bytes.reason.find("stride is dynamic") != std::string::npos);
+  CHECK_FALSE(op_at(blind, 33).totals().packet_bytes.value.has_value());
+  CHECK(op_at(blind, 33).totals().packet_bytes.reason.find("stride is dynamic") != std::string::npos);
 }

@@ -155,7 +155,7 @@ TEST_CASE("DES interop: records, counts and the known defects as warnings") {
   const OpRecord &load = op_at(p, 39);
   CHECK(load.name == "hivm.hir.load");
   CHECK(load.count.value == 32);
-  CHECK(value(load.bytes) == 512);
+  CHECK(value(load.totals().bytes) == 512);
   CHECK(value(load.totals().bytes_block) == 16384);
   bool flops_warning = false;
   for (const std::string &w : p.warnings) flops_warning = flops_warning || w.find("\"flops\" is 0 in every record") != std::string::npos;
@@ -164,12 +164,12 @@ TEST_CASE("DES interop: records, counts and the known defects as warnings") {
   Program s = import_des(pbtest::read_file(pbtest::shared_dir() / "data/hivm/des_json/seeded_serial_on_des.json"), {});
   int unknown_bytes = 0;
   for (const OpRecord &r : s.ops)
-    if (r.cls == OpClass::Dma && !r.bytes.value) ++unknown_bytes;
+    if (r.cls == OpClass::Dma && !r.totals().bytes.value) ++unknown_bytes;
   CHECK(unknown_bytes == 4);
   // The vector FLOP is unknown (null) with the DES defect as the reason.
   bool vmul_unknown = false;
   for (const OpRecord &r : s.ops)
-    if (r.name == "hivm.hir.vmul") vmul_unknown = !r.flop.value && r.flop.reason.find("DES defect") == 0;
+    if (r.name == "hivm.hir.vmul") vmul_unknown = !r.totals().flop.value && r.totals().flop.reason.find("DES defect") == 0;
   CHECK(vmul_unknown);
   check_valid(to_json(s, {"des", 0}, {}));
   // Malformed DES JSON fails with its line.

@@ -233,18 +233,18 @@ TEST_CASE("H6/H7/H8: attributes before ins, after outs, and ops without ins") {
   PBTEST_REQUIRE_SHARED();
   Program p = analyze_text(hivmtest::shared_hivm("chunk_kda.npuir.mlir"), hivmtest::launch({128, 32}));
   // L137: nd2nz {dst_continuous} ins(%39 : memref<64x64xbf16, gm>) ... init_out_buffer = false: 64*64*2 = 8192 B.
-  CHECK(value(op_at(p, 137).bytes) == 8192);
+  CHECK(value(op_at(p, 137).totals().bytes) == 8192);
   // L779: vcast ins(memref<64xi1>) outs(memref<64xf16>) temp_buffer(memref<48xf16>) round_mode = <trunc>:
   // the temp buffer is not an operand: 64 elements, the widest type f16 -> 64*2 = 128 B = 1 repeat of 256 B.
   const OpRecord &vcast = op_at(p, 779);
-  CHECK(value(vcast.elements) == 64);
-  CHECK(value(vcast.repeats) == 1);
+  CHECK(value(vcast.totals().elements) == 64);
+  CHECK(value(vcast.totals().repeats) == 1);
   // L1175: vreduce <sum> ins(memref<32x32xf32>) outs(memref<1x32xf32>) temp_buffer(...) reduce_dims = [0]:
   // 1024 elements read, 1024*4/256 = 16 repeats.
-  CHECK(value(op_at(p, 1175).elements) == 1024);
-  CHECK(value(op_at(p, 1175).repeats) == 16);
+  CHECK(value(op_at(p, 1175).totals().elements) == 1024);
+  CHECK(value(op_at(p, 1175).totals().repeats) == 16);
   // L647: varange offset[%c0] strides[%c1] outs(memref<64xi32>): no ins, 64*4 = 256 B = 1 repeat.
-  CHECK(value(op_at(p, 647).repeats) == 1);
+  CHECK(value(op_at(p, 647).totals().repeats) == 1);
   // L87: set_ffts_base_addr %arg0 and L92: get_block_idx -> i64 are scalar-unit ops.
   CHECK(op_at(p, 87).pipes == PipeList{Pipe::S});
   CHECK(op_at(p, 92).pipes == PipeList{Pipe::S});
@@ -260,7 +260,7 @@ TEST_CASE("H6: a pad_value ': f32' after outs is not the op's type") {
   CHECK(load.src == Space::GM);
   CHECK(load.dst == Space::UB);
   CHECK(load.dtype == "f32");
-  CHECK(value(load.elements) == 2048);
+  CHECK(value(load.totals().elements) == 2048);
 }
 
 TEST_CASE("H9/H10/H21/H23: multi-line ops, long and short enum syntax, duplicate names, module wrappers") {
@@ -286,7 +286,7 @@ TEST_CASE("H9/H10/H21/H23: multi-line ops, long and short enum syntax, duplicate
   CHECK(set_flag_fns == 2);
   // dma-ops L14-15: nd2nz over two lines, 256x128 f16 (the GM subview) = 65536 B.
   Program d = analyze_text(hivmtest::shared_hivm("ascendnpu-ir_IR_dma-ops.mlir"), {});
-  CHECK(value(op_at(d, 14).bytes) == 65536);
+  CHECK(value(op_at(d, 14).totals().bytes) == 65536);
   // H23: `module attributes {hacc.target = ...} {` wraps @test_fixpipe_A5_features (line 67).
   bool found = false;
   for (const FunctionRecord &f : d.functions) found = found || (f.name == "@test_fixpipe_A5_features" && f.line == 67);
@@ -319,14 +319,14 @@ TEST_CASE("H12/H13: fully dynamic NZ operands and mmadL1 details") {
   CHECK(mm.m == 64);
   CHECK(mm.k == 32);
   CHECK(mm.n == 32);
-  CHECK(value(mm.flop) == 131072);
-  CHECK_FALSE(mm.flop.estimated);
+  CHECK(value(mm.totals().flop) == 131072);
+  CHECK_FALSE(mm.totals().flop.estimated);
   // L373: mmadL1 {b_transpose, ...} ins(..., %c64, %c32, %37 ...): real_n %37 comes from loaded data, bounded
   // by affine.min(64, ...): estimated 2*64*32*64 = 262144.
   const OpRecord &mm2 = op_at(p, 373);
   CHECK(mm2.n == 64);
-  CHECK(value(mm2.flop) == 262144);
-  CHECK(mm2.flop.estimated);
+  CHECK(value(mm2.totals().flop) == 262144);
+  CHECK(mm2.totals().flop.estimated);
 }
 
 TEST_CASE("H17/H18: SSA names reused across functions and names containing '-'") {
@@ -354,7 +354,7 @@ TEST_CASE("H19/H20: vbrc into cbuf runs on MTE2; pointer_cast with two addresses
   CHECK(op_at(p, 364).pipes == PipeList{Pipe::MTE2});
   // L784: vbrc ins(memref<64x1xf16, ub>) outs(memref<64x32xf16, ub>): pipe V, 2048 f16 = 16 repeats.
   CHECK(op_at(p, 784).pipes == PipeList{Pipe::V});
-  CHECK(value(op_at(p, 784).repeats) == 16);
+  CHECK(value(op_at(p, 784).totals().repeats) == 16);
   Program a = analyze_text(hivmtest::shared_hivm("amort_copy_128.npuir.mlir"), {});
   // L39: load into %16 = pointer_cast(%c0_i64, %c512_i64): memref<128xf32, ub>, 512 B at 0 and at 512.
   const OpRecord &load = op_at(a, 39);
@@ -387,8 +387,8 @@ TEST_CASE("H14/H16: dynamic extents from affine.min/max and ops under conditions
   PBTEST_REQUIRE_SHARED();
   // No launch: n_a is unknown; the extent min(max(%8, n), %8 + 2048) - %8 is bounded by 2048 -> 8192 B estimated.
   Program none = analyze_text(hivmtest::shared_hivm("seeded_serial_on.npuir.mlir"), {});
-  CHECK(value(op_at(none, 40).bytes) == 8192);
-  CHECK(op_at(none, 40).bytes.estimated);
+  CHECK(value(op_at(none, 40).totals().bytes) == 8192);
+  CHECK(op_at(none, 40).totals().bytes.estimated);
   // The tail fill (L36, under `scf.if %14 {...} {hivm.unlikely_condition}`) is undecidable: counted as not taken.
   const OpRecord &fill = op_at(none, 36);
   CHECK(fill.count.value == 0);
@@ -398,8 +398,8 @@ TEST_CASE("H14/H16: dynamic extents from affine.min/max and ops under conditions
   // With the launch values the extent is exact: block 0 loads 2048 f32.
   Program with = analyze_text(hivmtest::shared_hivm("seeded_serial_on.npuir.mlir"),
                               hivmtest::launch({4096}, {{"4", 8388608}, {"5", 65536}}));
-  CHECK(value(op_at(with, 40).bytes) == 8192);
-  CHECK_FALSE(op_at(with, 40).bytes.estimated);
+  CHECK(value(op_at(with, 40).totals().bytes) == 8192);
+  CHECK_FALSE(op_at(with, 40).totals().bytes.estimated);
   CHECK(op_at(with, 36).count.exact);
   CHECK(op_at(with, 36).count.value == 0);
 }

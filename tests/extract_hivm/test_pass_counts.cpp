@@ -239,7 +239,7 @@ TEST_CASE("counts: per block, per grid and the fewest over every block, with qua
     CHECK(*vadd.totals().flop_grid.value == 13 * 64);
     CHECK(*vadd.block_min.flop == 3 * 64);
     CHECK(*vadd.issued_block.value == 4);
-    CHECK(vadd.repeats.value == 1);  // the representative execution
+    CHECK(vadd.totals().repeats.value == 1);  // the representative execution
     // The load: 64 f32 = 256 bytes per execution.
     const OpRecord &load = p.ir.prog.ops[p.record_at(13)];
     CHECK(*load.totals().bytes_block.value == 4 * 256);

@@ -302,19 +302,20 @@ void ExecutionCounts::compute_representative(uint32_t r) {
   trips_.bind_first_iterations(ir_.chain_of(ir_.record_path[r - ir_.first_record]), taint);
   OpQuantities::Sample smp = quantities_.sample(r);
   OpRecord &record = ir_.rec(r);
+  DataTotals &data = record.mutable_totals();
   auto put = [&](Quantity &field, const Quantity &q, const char *name) {
     field = q;
     if (q.value && q.estimated) record.estimated_fields.emplace_back(name);
   };
-  put(record.elements, smp.elements, "elements");
-  put(record.bytes, smp.bytes, "bytes");
-  put(record.flop, smp.flop, "flop");
-  put(record.repeats, smp.repeats, "repeats");
-  put(record.masked_lanes, smp.masked, "masked_lanes");
-  put(record.packet_bytes, smp.packet_bytes, "packet_bytes");
-  put(record.packets, smp.packets, "packets");
+  put(data.elements, smp.elements, "elements");
+  put(data.bytes, smp.bytes, "bytes");
+  put(data.flop, smp.flop, "flop");
+  put(data.repeats, smp.repeats, "repeats");
+  put(data.masked_lanes, smp.masked, "masked_lanes");
+  put(data.packet_bytes, smp.packet_bytes, "packet_bytes");
+  put(data.packets, smp.packets, "packets");
   if (smp.repeats.value) record.issued_instructions = static_cast<uint32_t>(std::max<int64_t>(1, (*smp.repeats.value + 254) / 255));
-  if ((smp.taint & (kTBlock | kTIV)) && record.elements.value)
+  if ((smp.taint & (kTBlock | kTIV)) && data.elements.value)
     record.notes.push_back("per-execution values are for block 0 at the first iteration; per-block totals sum every enumerated execution");
 }
 

@@ -172,39 +172,42 @@ Program read_des(const json &des, std::string_view text, const AnalysisOptions &
       r.path_name = path_word(r.src, r.dst);
     const int64_t bytes = o.value("bytes", int64_t{0});
     const int64_t elements = o.value("elements", int64_t{0});
-    if (elements > 0) r.elements = Quantity::exact(elements);
+    if (elements > 0) r.mutable_totals().elements = Quantity::exact(elements);
     if (r.cls == OpClass::Dma) {
+      DataTotals &t = r.mutable_totals();
       if (bytes > 0) {
-        r.bytes = Quantity::exact(bytes);
+        t.bytes = Quantity::exact(bytes);
       } else {
-        r.bytes.reason = "DES defect: bytes is 0 on a transfer";
+        t.bytes.reason = "DES defect: bytes is 0 on a transfer";
         ++zero_byte_transfers;
       }
-      r.mutable_totals().bytes_block = bytes > 0 ? Quantity::exact(bytes * lm * inst) : r.bytes;
-      r.mutable_totals().bytes_instance = bytes > 0 ? Quantity::exact(bytes * lm) : r.bytes;
+      t.bytes_block = bytes > 0 ? Quantity::exact(bytes * lm * inst) : t.bytes;
+      t.bytes_instance = bytes > 0 ? Quantity::exact(bytes * lm) : t.bytes;
       r.issued_instructions = 1;
     }
     const bool vector = !r.pipes.empty() && r.pipes[0] == Pipe::V && r.cls != OpClass::SetFlag &&
                         r.cls != OpClass::WaitFlag && r.cls != OpClass::PipeBarrier;
     if (vector || r.cls == OpClass::Cube) {
-      r.flop.reason = "DES defect: flops is 0 in every record";
-      r.mutable_totals().flop_block = r.flop;
-      r.mutable_totals().flop_instance = r.flop;
+      DataTotals &t = r.mutable_totals();
+      t.flop.reason = "DES defect: flops is 0 in every record";
+      t.flop_block = t.flop;
+      t.flop_instance = t.flop;
     }
     if (vector) {
       uint32_t bits = elem_bits(r.dtype);
       if (elements > 0 && bits > 0) {
         const int64_t rb = options.vector_repeat_bytes * 8;
         int64_t rep = (elements * bits + rb - 1) / rb;
-        r.repeats = Quantity{rep, true, "recomputed from DES elements as contiguous repeats (layout unknown)"};
-        r.masked_lanes = Quantity{rep * (rb / bits) - elements, true, r.repeats.reason};
-        r.mutable_totals().repeats_block = Quantity{rep * lm * inst, true, r.repeats.reason};
-        r.mutable_totals().repeats_instance = Quantity{rep * lm, true, r.repeats.reason};
-        r.mutable_totals().masked_block = Quantity{(rep * (rb / bits) - elements) * lm * inst, true, r.repeats.reason};
+        DataTotals &t = r.mutable_totals();
+        t.repeats = Quantity{rep, true, "recomputed from DES elements as contiguous repeats (layout unknown)"};
+        t.masked_lanes = Quantity{rep * (rb / bits) - elements, true, t.repeats.reason};
+        t.repeats_block = Quantity{rep * lm * inst, true, t.repeats.reason};
+        t.repeats_instance = Quantity{rep * lm, true, t.repeats.reason};
+        t.masked_block = Quantity{(rep * (rb / bits) - elements) * lm * inst, true, t.repeats.reason};
         r.estimated_fields = {"repeats", "masked_lanes"};
         r.issued_instructions = static_cast<uint32_t>(std::max<int64_t>(1, (rep + 254) / 255));
       } else {
-        r.repeats.reason = "no elements or element type in the DES record";
+        r.mutable_totals().repeats.reason = "no elements or element type in the DES record";
       }
     }
     if (r.cls == OpClass::Cube) r.issued_instructions = 3;
@@ -309,9 +312,10 @@ Program read_des(const json &des, std::string_view text, const AnalysisOptions &
   }
   for (auto &[n, u] : unmodelled) prog.unmodelled.push_back(u);
   for (const OpRecord &r : prog.ops) {
-    if (r.flop.reason.find("DES defect") != std::string::npos)
-      prog.unresolved.push_back({r.id, r.line, "flop", "null", r.flop.reason});
-    if (r.cls == OpClass::Dma && !r.bytes.value) prog.unresolved.push_back({r.id, r.line, "bytes", "null", r.bytes.reason});
+    const DataTotals &t = r.totals();
+    if (t.flop.reason.find("DES defect") != std::string::npos)
+      prog.unresolved.push_back({r.id, r.line, "flop", "null", t.flop.reason});
+    if (r.cls == OpClass::Dma && !t.bytes.value) prog.unresolved.push_back({r.id, r.line, "bytes", "null", t.bytes.reason});
   }
   prog.lines_total = line_of_offset(text, text.size());
   analyze_sync(prog, views);

@@ -249,22 +249,22 @@ void write_op(JsonWriter &w, const OpRecord &r, bool with_grid, const OpRecord *
 
   const bool dma_like = is_dma_like(r);
   const bool vec = is_vector_class(r.cls);
-  const bool has_exec = r.elements.value || !r.elements.reason.empty() || r.flop.value || !r.flop.reason.empty() ||
+  const bool has_exec = r.totals().elements.value || !r.totals().elements.reason.empty() || r.totals().flop.value || !r.totals().flop.reason.empty() ||
                         !r.dtype.empty() || r.src != Space::Unknown || r.dst != Space::Unknown || r.cls == OpClass::Cube;
   std::vector<std::pair<const char *, std::string>> exec_reasons, total_reasons;
   if (has_exec) {
     w.key("exec");
     QuantityObject exec(w, exec_reasons, true);
-    exec.put("elements", r.elements);
-    if (dma_like) exec.put("bytes", r.bytes);
-    exec.put("flop", r.flop);
+    exec.put("elements", r.totals().elements);
+    if (dma_like) exec.put("bytes", r.totals().bytes);
+    exec.put("flop", r.totals().flop);
     if (vec) {
-      exec.put("repeats", r.repeats);
-      exec.put("masked_lanes", r.masked_lanes);
+      exec.put("repeats", r.totals().repeats);
+      exec.put("masked_lanes", r.totals().masked_lanes);
     }
     if (r.cls == OpClass::Dma) {
-      exec.put("packet_bytes", r.packet_bytes);
-      exec.put("packets", r.packets);
+      exec.put("packet_bytes", r.totals().packet_bytes);
+      exec.put("packets", r.totals().packets);
     }
     if (!r.dtype.empty()) w.field("dtype", r.dtype);
     if (r.src != Space::Unknown) {
@@ -440,7 +440,7 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
     t.issued.add(issued);
     if (scalar.estimated || issued.estimated) t.estimated = true;
     if (r.cls == OpClass::ScalarMemory && r.scalar_gm_bytes > 0) {
-      Quantity b = pick(r, mode, r.bytes, r.totals().bytes_block, times_count(r.count_instance, r.scalar_gm_bytes), r.totals().bytes_grid);
+      Quantity b = pick(r, mode, r.totals().bytes, r.totals().bytes_block, times_count(r.count_instance, r.scalar_gm_bytes), r.totals().bytes_grid);
       t.gm_scalar_bytes.add(b);
     }
     switch (r.cls) {
@@ -454,10 +454,10 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
     }
     if (!r.modelled) continue;
     if (r.cls == OpClass::Dma) {
-      Quantity bytes = pick(r, mode, r.bytes, r.totals().bytes_block, r.totals().bytes_instance, r.totals().bytes_grid);
-      Quantity packets = pick(r, mode, r.packets, r.totals().packets_block, Quantity{}, Quantity{});
+      Quantity bytes = pick(r, mode, r.totals().bytes, r.totals().bytes_block, r.totals().bytes_instance, r.totals().bytes_grid);
+      Quantity packets = pick(r, mode, r.totals().packets, r.totals().packets_block, Quantity{}, Quantity{});
       std::string pipe = r.pipes.empty() ? "none" : pipe_name(r.pipes.front());
-      std::string packet = r.packet_bytes.value ? std::to_string(*r.packet_bytes.value) : "unknown";
+      std::string packet = r.totals().packet_bytes.value ? std::to_string(*r.totals().packet_bytes.value) : "unknown";
       auto &m = t.mte[{pipe, r.path_name.empty() ? "unknown" : std::string(r.path_name), packet}];
       m.bytes.add(bytes);
       m.transfers.add(cnt);
@@ -466,9 +466,9 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
       if (bytes.estimated) t.estimated = true;
       if (!bytes.value) t.unknown.insert("mte bytes (" + r.name + " line " + std::to_string(r.line) + ")");
     } else if (is_vector_class(r.cls)) {
-      Quantity rep = pick(r, mode, r.repeats, r.totals().repeats_block, r.totals().repeats_instance, r.totals().repeats_grid);
-      Quantity flop = pick(r, mode, r.flop, r.totals().flop_block, r.totals().flop_instance, r.totals().flop_grid);
-      Quantity masked = pick(r, mode, r.masked_lanes, r.totals().masked_block, Quantity{}, Quantity{});
+      Quantity rep = pick(r, mode, r.totals().repeats, r.totals().repeats_block, r.totals().repeats_instance, r.totals().repeats_grid);
+      Quantity flop = pick(r, mode, r.totals().flop, r.totals().flop_block, r.totals().flop_instance, r.totals().flop_grid);
+      Quantity masked = pick(r, mode, r.totals().masked_lanes, r.totals().masked_block, Quantity{}, Quantity{});
       t.v_repeats.add(rep);
       t.v_flop.add(flop);
       t.v_exec.add(cnt);
@@ -480,11 +480,11 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
       if (mode == Mode::Block || mode == Mode::BlockMin) vc.masked.add(masked);
       if (rep.estimated || flop.estimated) t.estimated = true;
       if (r.name == "hivm.hir.copy") {
-        Quantity bytes = pick(r, mode, r.bytes, r.totals().bytes_block, r.totals().bytes_instance, r.totals().bytes_grid);
+        Quantity bytes = pick(r, mode, r.totals().bytes, r.totals().bytes_block, r.totals().bytes_instance, r.totals().bytes_grid);
         t.bytes_by_pipe["V"].add(bytes);
       }
     } else if (r.cls == OpClass::Cube) {
-      Quantity flop = pick(r, mode, r.flop, r.totals().flop_block, r.totals().flop_instance, r.totals().flop_grid);
+      Quantity flop = pick(r, mode, r.totals().flop, r.totals().flop_block, r.totals().flop_instance, r.totals().flop_grid);
       t.c_flop.add(flop);
       t.c_exec.add(cnt);
       t.c_flop_by_dtype[r.dtype.empty() ? "unknown" : r.dtype].add(flop);

@@ -229,10 +229,12 @@ struct SyncInfo {
   std::string mode;                   // sync_block: ALL_CUBE, ...
 };
 
-/// Per-block, per-instance and whole-grid sums of the data an op moves or computes. Only
-/// HIVM ops and scalar memory accesses have them (about one op in eight), so a record keeps
-/// them behind one pointer (OpRecord::totals).
+/// The data an op moves or computes: per execution, and its per-block, per-instance and
+/// whole-grid sums. Only HIVM ops and scalar memory accesses have them (about one op in
+/// eight), so a record keeps them behind one pointer (OpRecord::totals).
 struct DataTotals {
+  // Per execution (representative: block 0, first iteration).
+  Quantity elements, bytes, flop, repeats, masked_lanes, packet_bytes, packets;
   Quantity bytes_block, elements_block, flop_block, repeats_block, masked_block, packets_block;
   Quantity bytes_instance, flop_instance, repeats_instance;
   Quantity bytes_grid, flop_grid, repeats_grid;  // whole grid, as the grid sums below
@@ -255,8 +257,8 @@ struct OpRecord {
   uint32_t path = 0;     // enclosing loops/conditions (FunctionAnalysis path node)
   uint32_t loop_depth = 0;
 
-  // Per execution (representative: block 0, first iteration).
-  Quantity elements, bytes, flop, repeats, masked_lanes, packet_bytes, packets;
+  // Per execution (representative: block 0, first iteration); the data quantities
+  // (elements, bytes, flop, ...) are in totals().
   std::string dtype;
   Space src = Space::Unknown, dst = Space::Unknown;
   Word path_name;         // "gm_to_ub", "cc_to_gm", ...

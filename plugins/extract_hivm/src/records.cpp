@@ -113,10 +113,10 @@ void RecordAssembler::finish_records() {
       if (!d.hivm) record.block_min.issued = sat_mul(record.count.min, record.issued_instructions);
     }
     if (record.cls == OpClass::ScalarMemory) {
-      record.block_min.bytes = sat_mul(record.count.min, record.bytes.value.value_or(0));
-      record.mutable_totals().bytes_block = times(record.count, record.bytes.value.value_or(0));
+      record.block_min.bytes = sat_mul(record.count.min, record.totals().bytes.value.value_or(0));
+      record.mutable_totals().bytes_block = times(record.count, record.totals().bytes.value.value_or(0));
       record.mutable_totals().elements_block = times(record.count, 1);
-      if (ir_.prog.blocks) record.mutable_totals().bytes_grid = times_q(record.count_grid, record.bytes.value.value_or(0));
+      if (ir_.prog.blocks) record.mutable_totals().bytes_grid = times_q(record.count_grid, record.totals().bytes.value.value_or(0));
     }
     judge_eligibility(ir_, r);
     // Estimates and unresolved quantities.
@@ -125,13 +125,13 @@ void RecordAssembler::finish_records() {
       n.op = r;
       n.line = record.line;
       n.field = field;
-      const Quantity *q = field == "bytes"          ? &record.bytes
-                          : field == "elements"     ? &record.elements
-                          : field == "flop"         ? &record.flop
-                          : field == "repeats"      ? &record.repeats
-                          : field == "masked_lanes" ? &record.masked_lanes
-                          : field == "packet_bytes" ? &record.packet_bytes
-                                                    : &record.packets;
+      const Quantity *q = field == "bytes"          ? &record.totals().bytes
+                          : field == "elements"     ? &record.totals().elements
+                          : field == "flop"         ? &record.totals().flop
+                          : field == "repeats"      ? &record.totals().repeats
+                          : field == "masked_lanes" ? &record.totals().masked_lanes
+                          : field == "packet_bytes" ? &record.totals().packet_bytes
+                                                    : &record.totals().packets;
       n.value = q->value ? std::to_string(*q->value) : "null";
       n.reason = q->reason;
       ir_.prog.estimates.push_back(std::move(n));
@@ -148,12 +148,12 @@ void RecordAssembler::finish_records() {
         if (!q.value && !q.reason.empty()) ir_.prog.unresolved.push_back({r, record.line, name, "null", q.reason});
       };
       if (record.cls == OpClass::Dma) {
-        unresolved(record.bytes, "bytes");
-        unresolved(record.packet_bytes, "packet_bytes");
+        unresolved(record.totals().bytes, "bytes");
+        unresolved(record.totals().packet_bytes, "packet_bytes");
       } else if (record.cls == OpClass::Cube) {
-        unresolved(record.flop, "flop");
+        unresolved(record.totals().flop, "flop");
       } else {
-        unresolved(record.repeats, "repeats");
+        unresolved(record.totals().repeats, "repeats");
       }
     }
   }

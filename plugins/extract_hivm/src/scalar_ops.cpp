@@ -251,8 +251,8 @@ void ScalarOps::handle_scalar_memory(const Op &op, uint32_t r, int32_t path) {
     record.scalar_kind = space == Space::GM ? Word("gm_store") : Word("ub_access");
   }
   if (space == Space::GM) record.scalar_gm_bytes = bytes;
-  record.bytes = Quantity::exact(bytes);
-  record.elements = Quantity::exact(1);
+  record.mutable_totals().bytes = Quantity::exact(bytes);
+  record.mutable_totals().elements = Quantity::exact(1);
   if (const MemrefInfo *info = ir_.mem_of(m)) {
     if (is_load) record.reads = info->roots;
     else record.writes = info->roots;
