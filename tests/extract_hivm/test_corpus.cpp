@@ -120,7 +120,7 @@ TEST_CASE("chunk_kda: block count, loop multipliers and per-block MTE bytes on t
   //   L461 and L475 after the loops: 2 x 8192 = 16384
   //   total = 32768 + 425984 + 16384 + 49152 + 16384 = 540672 (16384 of it estimated)
   CHECK(dma_bytes(p, 0, Pipe::MTE2) == 540672);
-  CHECK(op_at(p, 367).totals().bytes.estimated);
+  CHECK(op_at(p, 367).totals().bytes.estimated());
   // fixpipe L0C -> GM bytes per block (f32 = 4 B unless pre_quant F322BF16):
   //   L317/330/343: 64x32 f32 = 8192 x16 each = 393216
   //   L377 64x64 (16384) + L391 64x32 (8192) + L425 64x64 (16384) + L437 64x32 (8192), x4 = 196608
@@ -239,7 +239,7 @@ TEST_CASE("seeded_serial: the 4 barriers, the handoffs and per-block work") {
   // Stream B is block-dependent: the grid total is 32 full blocks x 8192 B = 262144 B (64K f32), while
   // stream A moves 4096 x 8192 = 33554432 B.
   CHECK(value(op_at(p, 61).totals().bytes_grid) == 262144);
-  CHECK_FALSE(op_at(p, 61).totals().bytes_grid.estimated);
+  CHECK_FALSE(op_at(p, 61).totals().bytes_grid.estimated());
   CHECK(value(op_at(p, 40).totals().bytes_grid) == 33554432);
   // Loop control of the 512-step loop: 1 + 2 x 512 = 1025 scalar instructions per block.
   CHECK(value(op_at(p, 64).scalar_block) == 1025);

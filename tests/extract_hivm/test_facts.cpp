@@ -109,7 +109,7 @@ TEST_CASE("uneven block split: count.min and block_min are the fewest over every
   CHECK(load_a.count.last_block == 4);
   CHECK_FALSE(load_a.count.exact);
   CHECK(value(load_a.count_grid) == 35);  // 3 x 5 + 5 x 4
-  CHECK_FALSE(load_a.count_grid.estimated);
+  CHECK_FALSE(load_a.count_grid.estimated());
   CHECK(value(load_a.totals().bytes_grid) == 35 * 256);
   // 64 f32 per load = 256 B; the guaranteed minimum per block: 4 loads = 1024 B, 4 issued DMA instructions.
   CHECK(load_a.block_min.count == 4);
@@ -248,7 +248,7 @@ TEST_CASE("a data fact: loads from a given tensor evaluate per block") {
   CHECK(given.count.min == 1);                  // the fewest: blocks 1 and 3
   CHECK(given.count.last_block == 1);
   CHECK(value(given.count_grid) == 9);          // 3 + 1 + 4 + 1, every block enumerated
-  CHECK_FALSE(given.count_grid.estimated);
+  CHECK_FALSE(given.count_grid.estimated());
   CHECK(value(given.totals().bytes_grid) == 9 * 256);
   CHECK(given.block_min.bytes == 256);
   json doc = document_of(text, o);

@@ -320,13 +320,13 @@ TEST_CASE("H12/H13: fully dynamic NZ operands and mmadL1 details") {
   CHECK(mm.k == 32);
   CHECK(mm.n == 32);
   CHECK(value(mm.totals().flop) == 131072);
-  CHECK_FALSE(mm.totals().flop.estimated);
+  CHECK_FALSE(mm.totals().flop.estimated());
   // L373: mmadL1 {b_transpose, ...} ins(..., %c64, %c32, %37 ...): real_n %37 comes from loaded data, bounded
   // by affine.min(64, ...): estimated 2*64*32*64 = 262144.
   const OpRecord &mm2 = op_at(p, 373);
   CHECK(mm2.n == 64);
   CHECK(value(mm2.totals().flop) == 262144);
-  CHECK(mm2.totals().flop.estimated);
+  CHECK(mm2.totals().flop.estimated());
 }
 
 TEST_CASE("H17/H18: SSA names reused across functions and names containing '-'") {
@@ -388,7 +388,7 @@ TEST_CASE("H14/H16: dynamic extents from affine.min/max and ops under conditions
   // No launch: n_a is unknown; the extent min(max(%8, n), %8 + 2048) - %8 is bounded by 2048 -> 8192 B estimated.
   Program none = analyze_text(hivmtest::shared_hivm("seeded_serial_on.npuir.mlir"), {});
   CHECK(value(op_at(none, 40).totals().bytes) == 8192);
-  CHECK(op_at(none, 40).totals().bytes.estimated);
+  CHECK(op_at(none, 40).totals().bytes.estimated());
   // The tail fill (L36, under `scf.if %14 {...} {hivm.unlikely_condition}`) is undecidable: counted as not taken.
   const OpRecord &fill = op_at(none, 36);
   CHECK(fill.count.value == 0);
@@ -399,7 +399,7 @@ TEST_CASE("H14/H16: dynamic extents from affine.min/max and ops under conditions
   Program with = analyze_text(hivmtest::shared_hivm("seeded_serial_on.npuir.mlir"),
                               hivmtest::launch({4096}, {{"4", 8388608}, {"5", 65536}}));
   CHECK(value(op_at(with, 40).totals().bytes) == 8192);
-  CHECK_FALSE(op_at(with, 40).totals().bytes.estimated);
+  CHECK_FALSE(op_at(with, 40).totals().bytes.estimated());
   CHECK(op_at(with, 36).count.exact);
   CHECK(op_at(with, 36).count.value == 0);
 }

@@ -232,7 +232,7 @@ TEST_CASE("counts: per block, per grid and the fewest over every block, with qua
     REQUIRE(vadd.count.last_block.has_value());
     CHECK(*vadd.count.last_block == 3);
     CHECK(*vadd.count_grid.value == 13);
-    CHECK_FALSE(vadd.count_grid.estimated);
+    CHECK_FALSE(vadd.count_grid.estimated());
     // 64 f32 = 1 repeat and 64 FLOP per execution.
     CHECK(*vadd.totals().repeats_block.value == 4);
     CHECK(*vadd.totals().flop_block.value == 256);
@@ -253,7 +253,7 @@ TEST_CASE("counts: per block, per grid and the fewest over every block, with qua
     p.counts.compute_counts();
     const OpRecord &vadd = p.ir.prog.ops[p.record_at(14)];
     CHECK(*vadd.count_grid.value == 16);
-    CHECK(vadd.count_grid.estimated);
+    CHECK(vadd.count_grid.estimated());
     CHECK(vadd.count.min == 3);  // from the block index as an interval [0, 3]
   });
 }

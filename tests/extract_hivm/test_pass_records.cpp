@@ -95,6 +95,46 @@ TEST_CASE("records: an 8-byte optional number refuses the one value it uses for 
   CHECK(OptInt64(std::optional<int64_t>(-3)).optional() == std::optional<int64_t>(-3));
 }
 
+TEST_CASE("records: a quantity's estimated flag travels with the quantity, not with its reason's text") {
+  Quantity est{40, true, "upper bound of a dynamic extent"};
+  CHECK(est.estimated());
+  CHECK(est.reason == "upper bound of a dynamic extent");
+  // Copies and moves of the quantity keep the flag and the text.
+  Quantity copy = est;
+  CHECK(copy.estimated());
+  CHECK(copy.reason == "upper bound of a dynamic extent");
+  Quantity moved = std::move(copy);
+  CHECK(moved.estimated());
+  CHECK(moved.reason == "upper bound of a dynamic extent");
+  Quantity assigned = Quantity::exact(3);
+  CHECK_FALSE(assigned.estimated());
+  assigned = est;
+  CHECK(assigned.estimated());
+  CHECK(*assigned.value == 40);
+  assigned = Quantity::exact(5);  // an exact quantity clears the flag and the reason
+  CHECK_FALSE(assigned.estimated());
+  CHECK(assigned.reason.empty());
+  // Taking another quantity's reason text leaves this one's flag as it was.
+  Quantity exact = Quantity::exact(7);
+  exact.reason = est.reason;
+  CHECK_FALSE(exact.estimated());
+  CHECK(exact.reason == "upper bound of a dynamic extent");
+  est.reason = "";  // clearing the text keeps the flag (estimated without a stated reason)
+  CHECK(est.estimated());
+  CHECK(est.reason.empty());
+  est.reason += "appended";
+  CHECK(est.estimated());
+  CHECK(est.reason == "appended");
+  est.set_estimated(false);
+  CHECK_FALSE(est.estimated());
+  CHECK(est.reason == "appended");
+  Quantity self = est;
+  const Quantity &alias = self;
+  self = alias;  // self-assignment keeps the text
+  CHECK(self.reason == "appended");
+  CHECK(sizeof(Quantity) == 16);
+}
+
 TEST_CASE("records: loop records, loop control per entry and iteration, body instructions per iteration") {
   with_function(kGather, {}, [](Passes &p) {
     p.run_all();

@@ -31,15 +31,15 @@ struct QSum {
       return;
     }
     value = sat_add(value, *q.value * m.value);
-    if (q.estimated || !m.exact) {
+    if (q.estimated() || !m.exact) {
       estimated = true;
-      if (reason.empty()) reason = q.estimated ? q.reason : "execution count estimated";
+      if (reason.empty()) reason = q.estimated() ? q.reason : "execution count estimated";
     }
   }
   [[nodiscard]] Quantity get() const {
     Quantity q;
     if (known) q.value = value;
-    q.estimated = estimated;
+    q.set_estimated(estimated);
     q.reason = reason;
     return q;
   }
@@ -52,7 +52,7 @@ struct MinSum {
   bool ok = true;
   void add(const Quantity &q, const Mult &m) {
     if (!ok || m.min == 0) return;
-    if (!q.value || q.estimated) {
+    if (!q.value || q.estimated()) {
       ok = false;
       return;
     }
@@ -134,7 +134,7 @@ ExecutionCounts::RunResult ExecutionCounts::run_counts(uint32_t r, const std::ve
                   inst.flop_min.add(smp.flop, m);
                   inst.repeats_min.add(smp.repeats, m);
                   // An estimated repeat count still issues at least one instruction.
-                  inst.issued_min.add(smp.repeats.value && smp.repeats.estimated ? Quantity::exact(1) : issued, m);
+                  inst.issued_min.add(smp.repeats.value && smp.repeats.estimated() ? Quantity::exact(1) : issued, m);
                 },
                 inst.reason, inst.taint);
     }
@@ -201,7 +201,7 @@ ExecutionCounts::RunResult ExecutionCounts::run_counts(uint32_t r, const std::ve
         return q;
       }
       q.value = c.value;
-      q.estimated = !c.exact;
+      q.set_estimated(!c.exact);
       q.reason = c.reason;
       return q;
     };
@@ -213,7 +213,7 @@ ExecutionCounts::RunResult ExecutionCounts::run_counts(uint32_t r, const std::ve
         out.value = v;
       }
       if (dependent) {
-        out.estimated = true;
+        out.set_estimated(true);
         out.reason = "depends on the block index and could not be summed over every block: block 0 times the block count";
       }
       return out;
@@ -305,7 +305,7 @@ void ExecutionCounts::compute_representative(uint32_t r) {
   DataTotals &data = record.mutable_totals();
   auto put = [&](Quantity &field, const Quantity &q, const char *name) {
     field = q;
-    if (q.value && q.estimated) record.estimated_fields.emplace_back(name);
+    if (q.value && q.estimated()) record.estimated_fields.emplace_back(name);
   };
   put(data.elements, smp.elements, "elements");
   put(data.bytes, smp.bytes, "bytes");

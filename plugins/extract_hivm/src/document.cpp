@@ -22,7 +22,7 @@ Quantity times_count(const Count &c, int64_t per_exec) {
   Quantity q;
   if (!c.known) return q;
   q.value = c.value * per_exec;
-  q.estimated = !c.exact;
+  q.set_estimated(!c.exact);
   return q;
 }
 
@@ -98,8 +98,8 @@ class QuantityObject {
     if (!q.value && q.reason.empty()) return;  // not applicable
     w_.key(name);
     write_q(w_, q);
-    if (!q.value || q.estimated || !estimated_only_)
-      if (!q.value || q.estimated) reasons_.emplace_back(name, q.reason.empty() ? "estimated" : q.reason);
+    if (!q.value || q.estimated() || !estimated_only_)
+      if (!q.value || q.estimated()) reasons_.emplace_back(name, q.reason.empty() ? "estimated" : q.reason);
   }
   void close() { w_.end_object(); }
 
@@ -182,7 +182,7 @@ void write_grid(JsonWriter &w, const OpRecord &r) {
   w.end_object();
 }
 
-bool same_q(const Quantity &a, const Quantity &b) { return a.value == b.value && a.estimated == b.estimated; }
+bool same_q(const Quantity &a, const Quantity &b) { return a.value == b.value && a.estimated() == b.estimated(); }
 bool same_count(const Count &a, const Count &b) {
   return a.known == b.known && a.exact == b.exact && a.value == b.value && a.min == b.min && a.max == b.max;
 }
@@ -346,7 +346,7 @@ struct Sum {
       return;
     }
     if (__builtin_add_overflow(value, *q.value, &value)) value = kInf;
-    estimated = estimated || q.estimated;
+    estimated = estimated || q.estimated();
   }
   void add(int64_t v) {
     if (known && __builtin_add_overflow(value, v, &value)) value = kInf;
@@ -399,7 +399,7 @@ Quantity pick(const OpRecord &r, Mode mode, const Quantity &exec, const Quantity
       // Guaranteed minimum: the minimum count times an exact per-execution value (0 otherwise).
       Quantity q;
       q.value = 0;
-      if (exec.value && !exec.estimated && r.count.known) q.value = r.count.min * *exec.value;
+      if (exec.value && !exec.estimated() && r.count.known) q.value = r.count.min * *exec.value;
       return q;
     }
   }
@@ -410,7 +410,7 @@ Quantity count_q(const Count &c) {
   Quantity q;
   if (!c.known) return q;
   q.value = c.value;
-  q.estimated = !c.exact;
+  q.set_estimated(!c.exact);
   return q;
 }
 
@@ -438,7 +438,7 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
       if (r.eligibility.fallback) t.fallback_scalar.add(scalar);
     }
     t.issued.add(issued);
-    if (scalar.estimated || issued.estimated) t.estimated = true;
+    if (scalar.estimated() || issued.estimated()) t.estimated = true;
     if (r.cls == OpClass::ScalarMemory && r.scalar_gm_bytes > 0) {
       Quantity b = pick(r, mode, r.totals().bytes, r.totals().bytes_block, times_count(r.count_instance, r.scalar_gm_bytes), r.totals().bytes_grid);
       t.gm_scalar_bytes.add(b);
@@ -463,7 +463,7 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
       m.transfers.add(cnt);
       if (mode == Mode::Block || mode == Mode::BlockMin) m.packets.add(packets);
       t.bytes_by_pipe[pipe].add(bytes);
-      if (bytes.estimated) t.estimated = true;
+      if (bytes.estimated()) t.estimated = true;
       if (!bytes.value) t.unknown.insert("mte bytes (" + r.name + " line " + std::to_string(r.line) + ")");
     } else if (is_vector_class(r.cls)) {
       Quantity rep = pick(r, mode, r.totals().repeats, r.totals().repeats_block, r.totals().repeats_instance, r.totals().repeats_grid);
@@ -478,7 +478,7 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
       vc.repeats.add(rep);
       vc.flop.add(flop);
       if (mode == Mode::Block || mode == Mode::BlockMin) vc.masked.add(masked);
-      if (rep.estimated || flop.estimated) t.estimated = true;
+      if (rep.estimated() || flop.estimated()) t.estimated = true;
       if (r.name == "hivm.hir.copy") {
         Quantity bytes = pick(r, mode, r.totals().bytes, r.totals().bytes_block, r.totals().bytes_instance, r.totals().bytes_grid);
         t.bytes_by_pipe["V"].add(bytes);
@@ -492,7 +492,7 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
       auto &shape = t.c_shapes[{r.dtype, r.m.value_or(-1), r.k.value_or(-1), r.n.value_or(-1)}];
       shape.exec.add(cnt);
       shape.flop.add(flop);
-      if (flop.estimated) t.estimated = true;
+      if (flop.estimated()) t.estimated = true;
     }
   }
   const bool with_masked = mode == Mode::Block || mode == Mode::BlockMin;

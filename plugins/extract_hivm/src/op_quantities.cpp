@@ -19,7 +19,7 @@ Quantity product(const std::vector<DimEval> &dims, const char *what) {
   }
   q.value = n;
   if (!exact) {
-    q.estimated = true;
+    q.set_estimated(true);
     q.reason = std::string(what) + ": dynamic dimension estimated from its upper bound (affine.min constant or the buffer's static extent)";
   }
   return q;
@@ -58,7 +58,8 @@ OpQuantities::Sample OpQuantities::sample(uint32_t r) {
       out.flop.value = 2 * m.value * k.value * n.value;
       out.elements.value = m.value * n.value;
       if (!(m.exact && k.exact && n.exact)) {
-        out.flop.estimated = out.elements.estimated = true;
+        out.flop.set_estimated(true);
+        out.elements.set_estimated(true);
         out.flop.reason = "a matmul extent (real_m/real_k/real_n) is dynamic: its upper bound is used";
       }
       auto it = ir_.opts.fractal.find(record.dtype);
@@ -89,7 +90,7 @@ OpQuantities::Sample OpQuantities::sample(uint32_t r) {
     if (out.elements.value && bits > 0) {
       out.bytes = out.elements;
       out.bytes.value = elem_bytes_ceil(*out.elements.value, bits);
-      if (out.bytes.estimated) out.bytes.reason = "bytes: " + out.bytes.reason;
+      if (out.bytes.estimated()) out.bytes.reason = "bytes: " + out.bytes.reason;
     } else if (bits == 0) {
       out.bytes.reason = "element type of the transfer unknown";
     } else {
@@ -118,8 +119,9 @@ OpQuantities::Sample OpQuantities::sample(uint32_t r) {
       if (known && run > 0 && bits > 0) {
         out.packet_bytes.value = elem_bytes_ceil(run, bits);
         out.packets.value = (*out.elements.value + run - 1) / run;
-        if (out.elements.estimated) {
-          out.packet_bytes.estimated = out.packets.estimated = true;
+        if (out.elements.estimated()) {
+          out.packet_bytes.set_estimated(true);
+          out.packets.set_estimated(true);
           out.packet_bytes.reason = out.packets.reason = "from estimated dimensions";
         }
       } else {
@@ -192,8 +194,9 @@ OpQuantities::Sample OpQuantities::sample(uint32_t r) {
     }
     out.repeats.value = repeats;
     out.masked.value = std::max<int64_t>(0, repeats * lanes_per_repeat - n);
-    if (lane_elems.estimated) {
-      out.repeats.estimated = out.masked.estimated = true;
+    if (lane_elems.estimated()) {
+      out.repeats.set_estimated(true);
+      out.masked.set_estimated(true);
       out.repeats.reason = out.masked.reason = "from an estimated element count";
     }
     switch (record.cls) {

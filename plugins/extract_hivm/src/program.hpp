@@ -34,37 +34,44 @@ enum class CoreType : uint8_t { AIC, AIV, Unknown };
 const char *core_name(CoreType core);  // "aic", "aiv", "unknown"
 
 /// Why a number is estimated or unknown: a string that costs one pointer when
-/// empty (most records carry a dozen of these, nearly all empty).
+/// empty (most records carry a dozen of these, nearly all empty). The pointer's
+/// low bit is spare (a std::string is at least 8-byte aligned); Quantity keeps its
+/// `estimated` flag there, so a quantity is 16 bytes instead of 24. The flag belongs
+/// to the owner, not to the text: copying or assigning a Reason copies the text only
+/// (a new Reason's flag is clear, an assigned one keeps its own).
 class Reason {
  public:
   Reason() = default;
   Reason(std::string text) { assign(std::move(text)); }  // NOLINT(google-explicit-constructor): a string
   Reason(const char *text) { assign(std::string(text)); }  // NOLINT(google-explicit-constructor)
-  Reason(const Reason &other) : text_(other.text_ ? std::make_unique<std::string>(*other.text_) : nullptr) {}
-  Reason(Reason &&) noexcept = default;
+  Reason(const Reason &other) : bits_(copy_of(other)) {}
+  Reason(Reason &&other) noexcept : bits_(other.release()) {}
   Reason &operator=(const Reason &other) {
-    if (this != &other) text_ = other.text_ ? std::make_unique<std::string>(*other.text_) : nullptr;
+    if (this != &other) reset(copy_of(other));
     return *this;
   }
-  Reason &operator=(Reason &&) noexcept = default;
+  Reason &operator=(Reason &&other) noexcept {
+    if (this != &other) reset(other.release());
+    return *this;
+  }
   Reason &operator=(std::string text) {
     assign(std::move(text));
     return *this;
   }
   Reason &operator=(const char *text) { return *this = std::string(text); }
-  ~Reason() = default;
+  ~Reason() { delete text(); }
 
-  [[nodiscard]] bool empty() const { return !text_; }
+  [[nodiscard]] bool empty() const { return text() == nullptr; }
   [[nodiscard]] const std::string &str() const {
     static const std::string kEmpty;
-    return text_ ? *text_ : kEmpty;
+    return text() ? *text() : kEmpty;
   }
   operator const std::string &() const { return str(); }  // NOLINT(google-explicit-constructor)
   [[nodiscard]] size_t find(std::string_view part) const { return str().find(part); }
   Reason &operator+=(std::string_view more) {
     if (more.empty()) return *this;
-    if (!text_) text_ = std::make_unique<std::string>();
-    text_->append(more);
+    if (!text()) reset(reinterpret_cast<uintptr_t>(new std::string()));
+    text()->append(more);
     return *this;
   }
   friend std::string operator+(std::string left, const Reason &right) { return left.append(right.str()); }
@@ -72,8 +79,30 @@ class Reason {
   friend std::string operator+(const char *left, const Reason &right) { return std::string(left) + right; }
 
  private:
-  void assign(std::string text) { text_ = text.empty() ? nullptr : std::make_unique<std::string>(std::move(text)); }
-  std::unique_ptr<std::string> text_;
+  friend struct Quantity;
+  static constexpr uintptr_t kFlag = 1;
+  static_assert(alignof(std::string) > 1, "the low bit of a std::string pointer must be spare");
+  [[nodiscard]] std::string *text() const { return reinterpret_cast<std::string *>(bits_ & ~kFlag); }
+  [[nodiscard]] bool flag() const { return (bits_ & kFlag) != 0; }
+  void set_flag(bool on) { bits_ = (bits_ & ~kFlag) | (on ? kFlag : 0); }
+  static uintptr_t copy_of(const Reason &other) {
+    return other.text() ? reinterpret_cast<uintptr_t>(new std::string(*other.text())) : 0;
+  }
+  /// Gives up the text (the flag stays).
+  uintptr_t release() {
+    const uintptr_t text_bits = bits_ & ~kFlag;
+    bits_ &= kFlag;
+    return text_bits;
+  }
+  /// Takes `text_bits` (a std::string* or 0) as the text, keeping the flag.
+  void reset(uintptr_t text_bits) {
+    delete text();
+    bits_ = text_bits | (bits_ & kFlag);
+  }
+  void assign(std::string text) {
+    reset(text.empty() ? 0 : reinterpret_cast<uintptr_t>(new std::string(std::move(text))));
+  }
+  uintptr_t bits_ = 0;  // std::string* of the text (null: empty) | kFlag
 };
 
 /// An int64_t that may be absent, in 8 bytes instead of std::optional's 16 (a record
@@ -130,14 +159,39 @@ struct BlockMin {
   bool operator==(const BlockMin &) const = default;
 };
 
-/// A per-execution number: exact, estimated (with a reason), or unknown.
+/// A per-execution number: exact, estimated (with a reason), or unknown. 16 bytes:
+/// the `estimated` flag lives in the reason's spare pointer bit (a record holds ~20).
 struct Quantity {
   OptInt64 value;
-  bool estimated = false;
   Reason reason;
+
+  Quantity() = default;
+  Quantity(OptInt64 v, bool is_estimated, Reason why) : value(v), reason(std::move(why)) { set_estimated(is_estimated); }
+  Quantity(const Quantity &other) : value(other.value), reason(other.reason) { set_estimated(other.estimated()); }
+  Quantity(Quantity &&other) noexcept : value(other.value), reason(std::move(other.reason)) {
+    set_estimated(other.estimated());
+  }
+  Quantity &operator=(const Quantity &other) {
+    value = other.value;
+    reason = other.reason;
+    set_estimated(other.estimated());
+    return *this;
+  }
+  Quantity &operator=(Quantity &&other) noexcept {
+    value = other.value;
+    const bool other_estimated = other.estimated();
+    reason = std::move(other.reason);
+    set_estimated(other_estimated);
+    return *this;
+  }
+  ~Quantity() = default;
+
   [[nodiscard]] bool known() const { return value.has_value(); }
+  [[nodiscard]] bool estimated() const { return reason.flag(); }
+  void set_estimated(bool on) { reason.set_flag(on); }
   static Quantity exact(int64_t v) { return {v, false, {}}; }
 };
+static_assert(sizeof(Quantity) == 16, "a Quantity is a value and a tagged reason pointer");
 
 /// A word of a fixed vocabulary in one pointer: a string literal, or a name with static
 /// storage (pipe and unit names, copy paths). It cannot be built from a std::string, so it

@@ -15,7 +15,7 @@ Quantity times(const Count &c, int64_t per_exec) {
   }
   q.value = c.value * per_exec;
   if (!c.exact) {
-    q.estimated = true;
+    q.set_estimated(true);
     q.reason = c.reason;
   }
   return q;
@@ -30,8 +30,8 @@ Quantity add_q(const Quantity &a, const Quantity &b) {
     return q;
   }
   q.value = sat_add(*a.value, *b.value);
-  q.estimated = a.estimated || b.estimated;
-  q.reason = a.estimated ? a.reason : b.reason;
+  q.set_estimated(a.estimated() || b.estimated());
+  q.reason = a.estimated() ? a.reason : b.reason;
   return q;
 }
 
