@@ -145,6 +145,13 @@ static void check_plan_members(const json &plan, const std::string &where) {
     const bool planned = c.value("status", "") == "planned";
     if (reason != c.end() && !reason->is_string() && !(planned && reason->is_null()))
       fail(at + ".reason is not a string" + std::string(planned ? " or null" : " (the case's status is not 'planned')"));
+    // Every row of a case copies its op's members (result.cpp, base_row), whatever its status.
+    auto op = c.find("op");
+    if (op != c.end() && !op->is_null()) {
+      if (!op->is_object()) fail(at + ".op is not an object");
+      for (const char *key : {"m", "n", "k", "a", "b", "out", "testlist_shape"})
+        if (!op->contains(key)) fail(at + ".op has no '" + key + "'");
+    }
   }
   auto sharding = plan.find("sharding");
   if (sharding == plan.end() || sharding->is_null()) return;
