@@ -55,7 +55,11 @@ class HivmProgram : public pb::sdk::Node {
     // fact of the dump: say it on the console as well as in the document.
     for (const std::string &warning : program.warnings)
       if (warning.rfind("launch argument", 0) == 0 || warning.rfind("launch data", 0) == 0) ctx.warn(ctx.origin("launch") + ": " + warning);
-    ctx.set_output_text("program", pb::hivm::to_json_text(program, {origin, text.size()}, options));
+    std::string document = pb::hivm::to_json_text(program, {origin, text.size()}, options);
+    // The host copies the text: release the op records first, or they, the text and its
+    // copy are alive together (26x the dump at the peak instead of 18x).
+    program = pb::hivm::Program();
+    ctx.set_output_text("program", document);
   }
 };
 
