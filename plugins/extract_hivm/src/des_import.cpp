@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -50,6 +51,34 @@ uint32_t line_of_offset(std::string_view text, size_t offset) {
 }
 
 constexpr size_t ops_not_started = static_cast<size_t>(-1);
+
+/// A whole-number member of DES operation `idx`, `fallback` when absent or null. A
+/// fraction, a negative number or one above `max` is the graph's error, named here:
+/// read as an integer it would be cut (and a float beyond int64 is undefined behaviour).
+int64_t whole_member(const json &o, const char *key, int64_t fallback, int64_t max, size_t idx) {
+  auto it = o.find(key);
+  if (it == o.end() || it->is_null()) return fallback;
+  const bool fits = it->is_number_unsigned() ? it->get<uint64_t>() <= static_cast<uint64_t>(max)
+                                             : it->is_number_integer() && it->get<int64_t>() >= 0;
+  if (!fits)
+    throw SourceError(1, 1, "DES operation " + std::to_string(idx) + ": \"" + key + "\" is " + it->dump() +
+                                "; it must be a whole number from 0 to " + std::to_string(max));
+  return it->get<int64_t>();
+}
+
+/// a * b for the per-block and per-instance totals of operation `idx`, refused when
+/// it does not fit in 64 bits.
+int64_t checked_product(int64_t a, int64_t b, size_t idx) {
+  int64_t out = 0;
+  if (__builtin_mul_overflow(a, b, &out))
+    throw SourceError(1, 1, "DES operation " + std::to_string(idx) + ": its totals (" + std::to_string(a) + " x " +
+                                std::to_string(b) + ") exceed 64 bits; its loop_multiplier, bytes or elements cannot be real");
+  return out;
+}
+
+// Bytes or elements of one operation's execution: 2^48 (256 TiB) is far beyond any
+// buffer, and keeps the repeat arithmetic (elements x element bits) within 64 bits.
+constexpr int64_t kMaxDesData = int64_t{1} << 48;
 
 Program read_des(const json &des, std::string_view text, const AnalysisOptions &options, size_t &at_op);
 
@@ -146,7 +175,7 @@ Program read_des(const json &des, std::string_view text, const AnalysisOptions &
     r.id = static_cast<uint32_t>(prog.ops.size());
     r.function = prog.functions.back().index;
     r.name = full_name(name, pipe);
-    r.line = o.value("line", 0u);
+    r.line = static_cast<uint32_t>(whole_member(o, "line", 0, UINT32_MAX, idx));
     r.core = core;
     std::optional<OpInfo> info = lookup_op(r.name);
     r.cls = info ? info->cls : OpClass::Unknown;
@@ -161,17 +190,18 @@ Program read_des(const json &des, std::string_view text, const AnalysisOptions &
       r.unresolved_pipe = "DES pipe PIPE_UNKNOWN";
     }
     if (r.name == "hivm.hir.copy" && !r.pipes.empty() && r.pipes[0] == Pipe::V) r.cls = OpClass::VectorMove;
-    const int64_t lm = o.value("loop_multiplier", int64_t{1});
+    const int64_t lm = whole_member(o, "loop_multiplier", 1, INT64_MAX, idx);
     const uint32_t inst = prog.functions.back().instances_per_block;
-    r.count = Count::exactly(lm * inst);
+    auto times = [idx](int64_t a, int64_t b) { return checked_product(a, b, idx); };
+    r.count = Count::exactly(times(lm, inst));
     r.count_instance = Count::exactly(lm);
     r.dtype = o.value("elem_type", "");
     r.src = space_from_name(o.value("src_space", ""));
     r.dst = space_from_name(o.value("dst_space", ""));
     if (r.src != Space::Unknown && r.dst != Space::Unknown)
       r.path_name = path_word(r.src, r.dst);
-    const int64_t bytes = o.value("bytes", int64_t{0});
-    const int64_t elements = o.value("elements", int64_t{0});
+    const int64_t bytes = whole_member(o, "bytes", 0, kMaxDesData, idx);
+    const int64_t elements = whole_member(o, "elements", 0, kMaxDesData, idx);
     if (elements > 0) r.mutable_totals().elements = Quantity::exact(elements);
     if (r.cls == OpClass::Dma) {
       DataTotals &t = r.mutable_totals();
@@ -181,8 +211,8 @@ Program read_des(const json &des, std::string_view text, const AnalysisOptions &
         t.bytes.reason = "DES defect: bytes is 0 on a transfer";
         ++zero_byte_transfers;
       }
-      t.bytes_block = bytes > 0 ? Quantity::exact(bytes * lm * inst) : t.bytes;
-      t.bytes_instance = bytes > 0 ? Quantity::exact(bytes * lm) : t.bytes;
+      t.bytes_block = bytes > 0 ? Quantity::exact(times(times(bytes, lm), inst)) : t.bytes;
+      t.bytes_instance = bytes > 0 ? Quantity::exact(times(bytes, lm)) : t.bytes;
       r.issued_instructions = 1;
     }
     const bool vector = !r.pipes.empty() && r.pipes[0] == Pipe::V && r.cls != OpClass::SetFlag &&
@@ -201,9 +231,9 @@ Program read_des(const json &des, std::string_view text, const AnalysisOptions &
         DataTotals &t = r.mutable_totals();
         t.repeats = Quantity{rep, true, "recomputed from DES elements as contiguous repeats (layout unknown)"};
         t.masked_lanes = Quantity{rep * (rb / bits) - elements, true, t.repeats.reason};
-        t.repeats_block = Quantity{rep * lm * inst, true, t.repeats.reason};
-        t.repeats_instance = Quantity{rep * lm, true, t.repeats.reason};
-        t.masked_block = Quantity{(rep * (rb / bits) - elements) * lm * inst, true, t.repeats.reason};
+        t.repeats_block = Quantity{times(times(rep, lm), inst), true, t.repeats.reason};
+        t.repeats_instance = Quantity{times(rep, lm), true, t.repeats.reason};
+        t.masked_block = Quantity{times(times(rep * (rb / bits) - elements, lm), inst), true, t.repeats.reason};
         r.estimated_fields = {"repeats", "masked_lanes"};
         r.issued_instructions = static_cast<uint32_t>(std::max<int64_t>(1, (rep + 254) / 255));
       } else {
@@ -260,10 +290,10 @@ Program read_des(const json &des, std::string_view text, const AnalysisOptions &
       }
       default: break;
     }
-    r.scalar_block = Quantity::exact(r.scalar_instructions * lm * inst);
-    r.issued_block = Quantity::exact(r.issued_instructions * lm * inst);
-    r.scalar_instance = Quantity::exact(r.scalar_instructions * lm);
-    r.issued_instance = Quantity::exact(r.issued_instructions * lm);
+    r.scalar_block = Quantity::exact(times(times(r.scalar_instructions, lm), inst));
+    r.issued_block = Quantity::exact(times(times(r.issued_instructions, lm), inst));
+    r.scalar_instance = Quantity::exact(times(r.scalar_instructions, lm));
+    r.issued_instance = Quantity::exact(times(r.issued_instructions, lm));
     auto buffers = [&](const char *key, std::vector<BufferRef> &out) {
       if (!o.contains(key) || !o[key].is_array()) return;
       for (const json &b : o[key]) {
