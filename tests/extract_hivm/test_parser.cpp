@@ -229,6 +229,68 @@ TEST_CASE("H5: unbalanced set/wait counts are reported, not forced into pairs") 
   CHECK(unmatched == 4);
 }
 
+TEST_CASE("sync: sets on different dynamic operands taking the same values share one handoff group") {
+  // Two double-buffered loops, each with its own event operand (%ev, %ev2) that takes 0 and 1:
+  // both sets (L21, L33) match the same waits, so one group lists them, its waits once, and
+  // names both operands. One group per operand listed the waits k times (k x w in a large function).
+  const std::string text = R"(func.func @two_loops(%arg0: memref<?xf32, #hivm.address_space<gm>>, %arg1: memref<?xf32, #hivm.address_space<gm>>) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
+  %c0_i64 = arith.constant 0 : i64
+  %c512_i64 = arith.constant 512 : i64
+  %e0 = arith.constant 0 : i64
+  %e1 = arith.constant 1 : i64
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  hivm.hir.set_flag[<PIPE_MTE3>, <PIPE_MTE2>, <EVENT_ID0>]
+  hivm.hir.set_flag[<PIPE_MTE3>, <PIPE_MTE2>, <EVENT_ID1>]
+  scf.for %i = %c0 to %c8 step %c1 {
+    %m = affine.apply affine_map<()[s0] -> (s0 mod 2)>()[%i]
+    %p = arith.index_cast %m : index to i1
+    %ev = arith.select %p, %e0, %e1 : i64
+    %buf = hivm.hir.pointer_cast(%c0_i64, %c512_i64) : memref<128xf32, #hivm.address_space<ub>>
+    hivm.hir.wait_flag[<PIPE_MTE3>, <PIPE_MTE2>, %ev]
+    hivm.hir.load ins(%arg0 : memref<?xf32, #hivm.address_space<gm>>) outs(%buf : memref<128xf32, #hivm.address_space<ub>>)
+    hivm.hir.set_flag[<PIPE_MTE2>, <PIPE_MTE3>, <EVENT_ID2>]
+    hivm.hir.wait_flag[<PIPE_MTE2>, <PIPE_MTE3>, <EVENT_ID2>]
+    hivm.hir.store ins(%buf : memref<128xf32, #hivm.address_space<ub>>) outs(%arg1 : memref<?xf32, #hivm.address_space<gm>>)
+    hivm.hir.set_flag[<PIPE_MTE3>, <PIPE_MTE2>, %ev]
+  }
+  scf.for %j = %c0 to %c8 step %c1 {
+    %m2 = affine.apply affine_map<()[s0] -> (s0 mod 2)>()[%j]
+    %p2 = arith.index_cast %m2 : index to i1
+    %ev2 = arith.select %p2, %e0, %e1 : i64
+    %buf2 = hivm.hir.pointer_cast(%c0_i64, %c512_i64) : memref<128xf32, #hivm.address_space<ub>>
+    hivm.hir.wait_flag[<PIPE_MTE3>, <PIPE_MTE2>, %ev2]
+    hivm.hir.load ins(%arg1 : memref<?xf32, #hivm.address_space<gm>>) outs(%buf2 : memref<128xf32, #hivm.address_space<ub>>)
+    hivm.hir.set_flag[<PIPE_MTE2>, <PIPE_MTE3>, <EVENT_ID3>]
+    hivm.hir.wait_flag[<PIPE_MTE2>, <PIPE_MTE3>, <EVENT_ID3>]
+    hivm.hir.store ins(%buf2 : memref<128xf32, #hivm.address_space<ub>>) outs(%arg0 : memref<?xf32, #hivm.address_space<gm>>)
+    hivm.hir.set_flag[<PIPE_MTE3>, <PIPE_MTE2>, %ev2]
+  }
+  hivm.hir.wait_flag[<PIPE_MTE3>, <PIPE_MTE2>, <EVENT_ID0>]
+  hivm.hir.wait_flag[<PIPE_MTE3>, <PIPE_MTE2>, <EVENT_ID1>]
+  return
+}
+)";
+  Program p = analyze_text(text, {});
+  std::vector<const HandoffEdge *> dynamic;
+  for (const HandoffEdge &e : p.handoffs)
+    if (e.event.find(" in {") != std::string::npos) dynamic.push_back(&e);
+  REQUIRE(dynamic.size() == 1);
+  const HandoffEdge &g = *dynamic[0];
+  CHECK(g.event == "%ev, %ev2 in {0,1}");
+  CHECK(g.producer == Pipe::MTE3);
+  CHECK(g.consumer == Pipe::MTE2);
+  CHECK(g.set_lines == std::vector<uint32_t>{21, 33});
+  CHECK(g.wait_lines == std::vector<uint32_t>{16, 28, 35, 36});  // the loops' waits and the two drains
+  CHECK(g.sets.value == 16);
+  CHECK(g.kind == "mandatory");
+  // Static events keep one group each.
+  size_t static_groups = 0;
+  for (const HandoffEdge &e : p.handoffs) static_groups += e.event.rfind("EVENT_ID", 0) == 0;
+  CHECK(static_groups == 4);
+}
+
 TEST_CASE("H6/H7/H8: attributes before ins, after outs, and ops without ins") {
   PBTEST_REQUIRE_SHARED();
   Program p = analyze_text(hivmtest::shared_hivm("chunk_kda.npuir.mlir"), hivmtest::launch({128, 32}));

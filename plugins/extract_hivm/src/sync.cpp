@@ -236,16 +236,15 @@ class UniqueList {
   std::unordered_set<uint32_t> seen_;
 };
 
-std::string event_label(const SyncInfo &s) {
+/// What a group's event key and label say about the values: "EVENT_ID2"; " in {2,3}"
+/// for a dynamic operand that takes those values; "" for one whose values are unknown.
+std::string event_values_text(const SyncInfo &s) {
   if (s.event) return "EVENT_ID" + std::to_string(*s.event);
-  std::string label = s.event_value.empty() ? "?" : s.event_value;
-  if (!s.event_values.empty()) {
-    label += " in {";
-    for (size_t idx = 0; idx < s.event_values.size(); ++idx)
-      label += (idx ? "," : "") + std::to_string(s.event_values[idx]);
-    label += "}";
-  }
-  return label;
+  if (s.event_values.empty()) return "";
+  std::string text = " in {";
+  for (size_t idx = 0; idx < s.event_values.size(); ++idx)
+    text += (idx ? "," : "") + std::to_string(s.event_values[idx]);
+  return text + "}";
 }
 
 bool events_match(const SyncInfo &a, const SyncInfo &b) {
@@ -271,23 +270,44 @@ void analyze_function(Program &prog, const FunctionView &view, const std::vector
   Walker walk(view);
   const FunctionRecord &fn = prog.functions[view.function];
   // --- set_flag / wait_flag handoffs, grouped by (producer pipe, consumer pipe, event).
+  // Sets on dynamic operands group by the values the operand takes, not by its name:
+  // every such set matches the same waits (all of its pipes with one of those values,
+  // or all of them when the values are unknown), so one group per operand listed the
+  // same waits and consumers k times over (k x w, the document growing faster than a
+  // large function). The group's label names its operands: "%15, %27 in {0,1}".
   std::map<std::string, size_t> groups;
+  struct Operands {
+    std::vector<std::string> names;  // first seen first
+    std::unordered_set<std::string> seen;
+  };
+  std::map<size_t, Operands> operands;  // group -> its dynamic operands
   // The handoff group of a set/wait: (producer pipe, consumer pipe, event) plus `suffix`, created on first use.
   auto group_of = [&](const OpRecord &op, const char *suffix) {
-    std::string label = event_label(*op.sync);
-    std::string key = std::string(pipe_name(op.sync->from)) + ">" + pipe_name(op.sync->to) + ":" + label + suffix;
+    const SyncInfo &s = *op.sync;
+    const std::string values = event_values_text(s);
+    std::string key = std::string(pipe_name(s.from)) + ">" + pipe_name(s.to) + ":" + (s.event ? values : "dynamic" + values) + suffix;
     auto it = groups.find(key);
-    if (it != groups.end()) return it->second;
-    HandoffEdge e;
-    e.id = static_cast<uint32_t>(prog.handoffs.size());
-    e.function = view.function;
-    e.core = fn.core;
-    e.producer = op.sync->from;
-    e.consumer = op.sync->to;
-    e.event = std::move(label);
-    prog.handoffs.push_back(std::move(e));
-    groups.emplace(std::move(key), prog.handoffs.size() - 1);
-    return prog.handoffs.size() - 1;
+    size_t idx = 0;
+    if (it != groups.end()) {
+      idx = it->second;
+    } else {
+      HandoffEdge e;
+      e.id = static_cast<uint32_t>(prog.handoffs.size());
+      e.function = view.function;
+      e.core = fn.core;
+      e.producer = s.from;
+      e.consumer = s.to;
+      e.event = values;
+      prog.handoffs.push_back(std::move(e));
+      idx = prog.handoffs.size() - 1;
+      groups.emplace(std::move(key), idx);
+    }
+    if (!s.event) {
+      Operands &o = operands[idx];
+      std::string name = s.event_value.empty() ? "?" : s.event_value;
+      if (o.seen.insert(name).second) o.names.push_back(std::move(name));
+    }
+    return idx;
   };
   std::vector<uint32_t> waits;
   for (uint32_t r = view.first_op; r < view.end_op; ++r) {
@@ -319,6 +339,11 @@ void analyze_function(Program &prog, const FunctionView &view, const std::vector
     HandoffEdge &e = prog.handoffs[group_of(op, ":unmatched")];
     e.wait_ops.push_back(w);
     e.wait_lines.push_back(op.line);
+  }
+  for (const auto &[idx, o] : operands) {  // "%15, %27" before " in {0,1}"
+    std::string names;
+    for (const std::string &name : o.names) names += (names.empty() ? "" : ", ") + name;
+    prog.handoffs[idx].event.insert(0, names);
   }
   // The work after a wait depends on the wait alone, and a wait joins every
   // group it can match: walk once per wait, not once per group it joined.
