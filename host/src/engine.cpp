@@ -2,6 +2,7 @@
 #include "engine.hpp"
 
 #include <perfbound/sdk/input_file.hpp>
+#include <perfbound/sdk/json.hpp>
 
 #include <chrono>
 #include <condition_variable>
@@ -55,14 +56,23 @@ namespace {
 
 // The checks before validation: JSON, an object, the port's schema id.
 // Returns the problem, empty when none.
+constexpr const char *kNotJson = "is not valid JSON";
+
 std::string envelope_problem(const json &parsed, const std::string &schema) {
-  if (parsed.is_discarded()) return "is not valid JSON";
+  if (parsed.is_discarded()) return kNotJson;
   if (!parsed.is_object()) return "is not a JSON object";
   auto it = parsed.find("schema");
   if (it == parsed.end() || !it->is_string()) return "has no \"schema\" member (expected \"" + schema + "\")";
   if (it->get<std::string>() != schema)
     return "declares schema \"" + it->get<std::string>() + "\" but the port carries \"" + schema + "\"";
   return {};
+}
+
+/// "is not valid JSON" says where and why: "... at line 3, column 5: syntax error ...".
+std::string with_syntax_error(const std::string &problem, const Document &doc) {
+  if (problem != kNotJson) return problem;
+  const std::string where = pb::sdk::json_syntax_error(doc.data());
+  return where.empty() ? problem : problem + " at " + where;
 }
 
 }  // namespace
@@ -76,16 +86,16 @@ std::vector<std::string> check_document(const SchemaRegistry &schemas, const std
   if (doc.data().size() <= stream_above) {
     // Small documents keep their parse: the report renders them from it.
     const json &parsed = doc.parsed();
-    if (std::string problem = envelope_problem(parsed, schema); !problem.empty()) return {problem};
+    if (std::string problem = envelope_problem(parsed, schema); !problem.empty()) return {with_syntax_error(problem, doc)};
     if (validate) errors = schemas.validate(schema, parsed);
   } else if (validate) {
     // Checked while parsed, never held whole (json_schema_stream.hpp); a
     // consumer that needs the document parses it itself.
     TextValidation checked = validate_json_text(schemas, schema, doc.data());
-    if (std::string problem = envelope_problem(checked.skeleton, schema); !problem.empty()) return {problem};
+    if (std::string problem = envelope_problem(checked.skeleton, schema); !problem.empty()) return {with_syntax_error(problem, doc)};
     errors = std::move(checked.errors);
   } else if (std::string problem = envelope_problem(parse_json_envelope(doc.data()), schema); !problem.empty()) {
-    return {problem};
+    return {with_syntax_error(problem, doc)};
   }
   for (size_t idx = 0; idx < errors.size() && idx < limit; ++idx) problems.push_back("violates " + schema + ": " + errors[idx]);
   if (errors.size() > limit) problems.push_back("... and " + std::to_string(errors.size() - limit) + " more violations");

@@ -2,6 +2,7 @@
 #include "json_schema.hpp"
 
 #include <perfbound/sdk/input_file.hpp>
+#include <perfbound/sdk/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -487,7 +488,7 @@ std::vector<std::string> SchemaRegistry::load_dir(const std::filesystem::path &d
     }
     json schema = json::parse(*text, nullptr, false);
     if (schema.is_discarded()) {
-      problems.push_back(file.string() + ": not valid JSON");
+      problems.push_back(pb::sdk::json_syntax_error_message(*text, file.string()));
       continue;
     }
     std::vector<std::string> p = add(schema, file.string());

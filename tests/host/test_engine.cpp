@@ -142,7 +142,8 @@ TEST_CASE("plugin misbehaviour on an output port is caught at the edge") {
     std::string error;
   };
   const std::vector<Case> cases = {
-      {"malformed", "plugin misbehaviour in perfbound_test.misbehaving/malformed: output 'out' is not valid JSON"},
+      {"malformed", "plugin misbehaviour in perfbound_test.misbehaving/malformed: output 'out' is not valid JSON at line 1, "
+                    "column 48: syntax error while parsing value - unexpected end of input; expected '[', '{', or a literal"},
       {"wrong_schema",
        "plugin misbehaviour in perfbound_test.misbehaving/wrong_schema: output 'out' declares schema \"perfbound_test.config/1\" "
        "but the port carries \"perfbound_test.number/1\""},

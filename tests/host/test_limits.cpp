@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 #include <perfbound/sdk/input_file.hpp>
+#include <perfbound/sdk/json.hpp>
 
 #include "engine.hpp"
 #include "paths.hpp"
@@ -130,6 +131,16 @@ TEST_CASE("input files: only regular files, only up to the stated size, UTF-8 wi
   std::string deep(300, '[');
   CHECK(pb::sdk::json_depth_error("{\"a\": \n" + deep, "t.json") == "t.json:2:256: JSON arrays and objects nested deeper than 256 levels");
   CHECK(pb::sdk::json_depth_error("[\"[[[[[[[\"]", "t.json", 2).empty());
+
+  // Not JSON: the line and column of the first error json::parse would report, whatever its kind.
+  CHECK(pb::sdk::json_syntax_error_message("{\"a\": [1,\n 2,", "t.json") ==
+        "t.json:2:4: not valid JSON: syntax error while parsing value - unexpected end of input; expected '[', '{', or a literal");
+  CHECK(pb::sdk::json_syntax_error_message("{\"a\":\n\n   1e999}", "t.json") == "t.json:3:8: not valid JSON: number overflow parsing '1e999'");
+  CHECK(pb::sdk::json_syntax_error_message("{\"a\": tru}", "t.json") ==
+        "t.json:1:10: not valid JSON: syntax error while parsing value - invalid literal; last read: '\"a\": tru}'");
+  CHECK(pb::sdk::json_syntax_error_message("", "t.json").find("t.json:1:1: not valid JSON: ") == 0);
+  CHECK(pb::sdk::json_syntax_error_message("{\"a\": [1, 2]}", "t.json").empty());
+  CHECK(pb::sdk::json_syntax_error("[1] 2") == "line 1, column 5: syntax error while parsing value - unexpected number literal; expected end of input");
 }
 
 TEST_CASE("a pipeline file that is not UTF-8, not regular, or too large is refused naming the file") {

@@ -230,7 +230,12 @@ TEST_CASE("check_document says the same for a document checked while parsed and 
         "violates t.stream/1: /ops/1/count: 0 is below the minimum 1",
         "violates t.stream/1: /ops/2: missing required member 'name'", "... and 6 more violations"}},
       {R"({"schema":"t.stream/1","name":"k","ops":[{"name":"a","count":1}]})", {}},
-      {R"({"schema":"t.stream/1","ops":[1,)", {"is not valid JSON"}},
+      {R"({"schema":"t.stream/1","ops":[1,)",
+       {"is not valid JSON at line 1, column 33: syntax error while parsing value - unexpected end of input; expected '[', "
+        "'{', or a literal"}},
+      {"{\"schema\":\"t.stream/1\",\n\"ops\":[1e999]}", {"is not valid JSON at line 2, column 12: number overflow parsing '1e999'"}},
+      {"{\"schema\":\"t.stream/1\",\n\n  \"name\": tru}", {"is not valid JSON at line 3, column 14: syntax error while parsing value - "
+                                                               "invalid literal; last read: '\"name\": tru}'"}},
       {R"([{"schema":"t.stream/1"}])", {"is not a JSON object"}},
       {R"({"ops":[],"schema":7})", {"has no \"schema\" member (expected \"t.stream/1\")"}},
       {R"({"ops":[1],"schema":"t.other/1"})", {"declares schema \"t.other/1\" but the port carries \"t.stream/1\""}},

@@ -927,7 +927,7 @@ int sweep_main(const pb::sdk::Host &host, const std::vector<std::string> &args) 
     auto text = pb::sdk::read_text_input_file(path, pb::sdk::kMaxConfigFileBytes, error);
     if (!text) throw pb::sdk::InputError(error);
     json doc = json::parse(*text, nullptr, false);
-    if (doc.is_discarded()) throw pb::sdk::InputError(path + ": not valid JSON");
+    if (doc.is_discarded()) throw pb::sdk::InputError(pb::sdk::json_syntax_error_message(*text, path));
     return doc;
   };
   json dsl = read_json(dsl_path);

@@ -485,7 +485,7 @@ class Calibrator {
     auto text = pb::sdk::read_json_input_file(path, pb::sdk::kMaxDataFileBytes, error);
     if (!text) spec_.fail(file_node, where + ": measurement file: " + error);
     json doc = json::parse(*text, nullptr, false);
-    if (doc.is_discarded()) throw pb::sdk::InputError(path.string() + ": not valid JSON");
+    if (doc.is_discarded()) throw pb::sdk::InputError(pb::sdk::json_syntax_error_message(*text, path.string()));
     json::json_pointer ptr;
     try {
       ptr = json::json_pointer(pointer);

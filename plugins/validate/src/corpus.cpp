@@ -295,8 +295,10 @@ BoundOutcome read_saved_report(const fs::path &path, const std::string &report_o
     out.error = path.string() + ": saved bound report not found";
     return out;
   }
-  json doc = json::parse(read_text(path), nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) throw pb::sdk::InputError(path.string() + ": not a JSON object");
+  const std::string text = read_text(path);
+  json doc = json::parse(text, nullptr, false);
+  if (doc.is_discarded()) throw pb::sdk::InputError(pb::sdk::json_syntax_error_message(text, path.string()));
+  if (!doc.is_object()) throw pb::sdk::InputError(path.string() + ": not a JSON object");
   const std::string schema = doc.value("schema", std::string());
   if (schema == "perfbound.run_result/1") return report_from_run_result(doc, report_output, path.string());
   if (schema != "perfbound.bound_report/1")

@@ -326,7 +326,7 @@ json measure_file(const std::filesystem::path &path, const MeasureRequest &reque
   if (first != std::string::npos && text[first] == '{') {
     if (std::string deep = pb::sdk::json_depth_error(text, path.string()); !deep.empty()) throw pb::sdk::InputError(deep);
     json doc = json::parse(text, nullptr, false);
-    if (doc.is_discarded()) throw pb::sdk::InputError(path.string() + ": starts like JSON but is not valid JSON");
+    if (doc.is_discarded()) throw pb::sdk::InputError(pb::sdk::json_syntax_error_message(text, path.string()));
     return measure_bench_result(doc, bench_case.empty() ? request.kernel : bench_case, source);
   }
   return measure_table(OpSummary::parse(text, path.string()), request, source);

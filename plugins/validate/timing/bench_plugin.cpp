@@ -285,6 +285,7 @@ int cmd_report(const std::string &path, const std::string &format) {
   std::optional<std::string> text = bench::read_whole_file(path);
   if (!text) throw pb::sdk::InputError(path + ": cannot read");
   json result = json::parse(*text, nullptr, false);
+  if (result.is_discarded()) throw pb::sdk::InputError(pb::sdk::json_syntax_error_message(*text, path));
   if (!result.is_object() || result.value("schema", "") != bench::kResultSchema)
     throw pb::sdk::InputError(path + ": not a " + std::string(bench::kResultSchema) + " document");
   if (format == "json")

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -49,6 +50,69 @@ class InfraError : public Error {
  public:
   explicit InfraError(const std::string &message) : Error(PB_ERR_INFRA, message) {}
 };
+
+namespace detail {
+// Accepts every SAX event and keeps the first parse error (json_syntax_error).
+struct SyntaxErrorSax {
+  bool null() { return true; }
+  bool boolean(bool) { return true; }
+  bool number_integer(json::number_integer_t) { return true; }
+  bool number_unsigned(json::number_unsigned_t) { return true; }
+  bool number_float(json::number_float_t, const std::string &) { return true; }
+  bool string(std::string &) { return true; }
+  bool binary(json::binary_t &) { return true; }
+  bool start_object(std::size_t) { return true; }
+  bool start_array(std::size_t) { return true; }
+  bool end_object() { return true; }
+  bool end_array() { return true; }
+  bool key(std::string &) { return true; }
+  bool parse_error(std::size_t position, const std::string &, const nlohmann::detail::exception &e) {
+    failed = true;
+    at = position;
+    what = e.what();
+    return false;
+  }
+  bool failed = false;
+  std::size_t at = 0;  // characters read, the offending one included
+  std::string what;
+};
+}  // namespace detail
+
+/// Where and why `text` is not valid JSON: "line L, column C: reason", the
+/// first error json::parse would report (a number it cannot hold included),
+/// found without building anything; "" when the text is valid JSON.
+inline std::string json_syntax_error(std::string_view text) {
+  detail::SyntaxErrorSax sax;
+  json::sax_parse(text.begin(), text.end(), &sax);
+  if (!sax.failed) return {};
+  // nlohmann's words without its prefixes ("[json.exception.parse_error.101]
+  // parse error at line 1, column 5: "); line and column are counted here for
+  // every kind of error alike.
+  std::string why = sax.what;
+  if (size_t close = why.find("] "); why.rfind("[json.exception.", 0) == 0 && close != std::string::npos)
+    why.erase(0, close + 2);
+  if (why.rfind("parse error at line ", 0) == 0)
+    if (size_t colon = why.find(": "); colon != std::string::npos) why.erase(0, colon + 2);
+  const size_t offending = std::min(sax.at > 0 ? sax.at - 1 : 0, text.size());
+  size_t line = 1, line_start = 0;
+  for (size_t idx = 0; idx < offending; ++idx)
+    if (text[idx] == '\n') {
+      ++line;
+      line_start = idx + 1;
+    }
+  return "line " + std::to_string(line) + ", column " + std::to_string(offending - line_start + 1) + ": " + why;
+}
+
+/// "<origin>:<line>:<column>: not valid JSON: <reason>", or "" when `text` is
+/// valid JSON: the message for a reader that parsed with exceptions off.
+inline std::string json_syntax_error_message(std::string_view text, const std::string &origin) {
+  std::string where = json_syntax_error(text);
+  if (where.empty()) return {};
+  // "line L, column C: why" -> "origin:L:C: not valid JSON: why"
+  const size_t comma = where.find(", column "), colon = where.find(": ");
+  return origin + ":" + where.substr(5, comma - 5) + ":" + where.substr(comma + 9, colon - comma - 9) +
+         ": not valid JSON: " + where.substr(colon + 2);
+}
 
 /// Creates a document skeleton: an object whose "schema" member is `schema`.
 inline json make_document(std::string_view schema) {

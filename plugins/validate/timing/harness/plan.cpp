@@ -180,7 +180,9 @@ json load_plan(const fs::path &path) {
   std::optional<std::string> text = pb::sdk::read_json_input_file(path, pb::sdk::kMaxDataFileBytes, error);
   if (!text) throw pb::sdk::InputError(error);
   json plan = json::parse(*text, nullptr, false);
-  if (plan.is_discarded() || !plan.is_object())
+  if (plan.is_discarded())
+    throw pb::sdk::InputError(pb::sdk::json_syntax_error_message(*text, path.string()) + " (make one with perfbound bench prepare)");
+  if (!plan.is_object())
     throw pb::sdk::InputError(path.string() + ":1: not a JSON object (make one with perfbound bench prepare)");
   if (plan.value("schema", "") != kPlanSchema)
     throw pb::sdk::InputError(path.string() + ": schema is " + plan.value("schema", std::string("(none)")) + ", expected " +
