@@ -291,6 +291,36 @@ TEST_CASE("sync: sets on different dynamic operands taking the same values share
   CHECK(static_groups == 4);
 }
 
+TEST_CASE("sync: a handoff group of many dynamic operands names eight and counts the rest") {
+  std::string text =
+      "func.func @ten_loops(%arg0: memref<?xf32, #hivm.address_space<gm>>) attributes {hivm.func_core_type = "
+      "#hivm.func_core_type<AIV>} {\n"
+      "  %c0_i64 = arith.constant 0 : i64\n  %c512_i64 = arith.constant 512 : i64\n"
+      "  %e0 = arith.constant 0 : i64\n  %e1 = arith.constant 1 : i64\n"
+      "  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n  %c4 = arith.constant 4 : index\n";
+  for (int n = 0; n < 10; ++n) {
+    const std::string k = std::to_string(n);
+    text += "  scf.for %i" + k + " = %c0 to %c4 step %c1 {\n"
+            "    %m" + k + " = affine.apply affine_map<()[s0] -> (s0 mod 2)>()[%i" + k + "]\n"
+            "    %p" + k + " = arith.index_cast %m" + k + " : index to i1\n"
+            "    %ev" + k + " = arith.select %p" + k + ", %e0, %e1 : i64\n"
+            "    %b" + k + " = hivm.hir.pointer_cast(%c0_i64, %c512_i64) : memref<128xf32, #hivm.address_space<ub>>\n"
+            "    hivm.hir.wait_flag[<PIPE_MTE3>, <PIPE_MTE2>, %ev" + k + "]\n"
+            "    hivm.hir.load ins(%arg0 : memref<?xf32, #hivm.address_space<gm>>) outs(%b" + k +
+            " : memref<128xf32, #hivm.address_space<ub>>)\n"
+            "    hivm.hir.set_flag[<PIPE_MTE3>, <PIPE_MTE2>, %ev" + k + "]\n  }\n";
+  }
+  text += "  return\n}\n";
+  Program p = analyze_text(text, {});
+  std::vector<const HandoffEdge *> dynamic;
+  for (const HandoffEdge &e : p.handoffs)
+    if (e.event.find(" in {") != std::string::npos) dynamic.push_back(&e);
+  REQUIRE(dynamic.size() == 1);
+  CHECK(dynamic[0]->event == "%ev0, %ev1, %ev2, %ev3, %ev4, %ev5, %ev6, %ev7 and 2 more in {0,1}");
+  CHECK(dynamic[0]->set_lines.size() == 10);
+  CHECK(dynamic[0]->wait_lines.size() == 10);
+}
+
 TEST_CASE("H6/H7/H8: attributes before ins, after outs, and ops without ins") {
   PBTEST_REQUIRE_SHARED();
   Program p = analyze_text(hivmtest::shared_hivm("chunk_kda.npuir.mlir"), hivmtest::launch({128, 32}));

@@ -340,9 +340,12 @@ void analyze_function(Program &prog, const FunctionView &view, const std::vector
     e.wait_ops.push_back(w);
     e.wait_lines.push_back(op.line);
   }
-  for (const auto &[idx, o] : operands) {  // "%15, %27" before " in {0,1}"
+  // "%15, %27" before " in {0,1}"; past 8 operands, how many more (set_lines lists every set).
+  constexpr size_t kNamedOperands = 8;
+  for (const auto &[idx, o] : operands) {
     std::string names;
-    for (const std::string &name : o.names) names += (names.empty() ? "" : ", ") + name;
+    for (size_t n = 0; n < o.names.size() && n < kNamedOperands; ++n) names += (n ? ", " : "") + o.names[n];
+    if (o.names.size() > kNamedOperands) names += " and " + std::to_string(o.names.size() - kNamedOperands) + " more";
     prog.handoffs[idx].event.insert(0, names);
   }
   // The work after a wait depends on the wait alone, and a wait joins every
