@@ -167,7 +167,9 @@ void RecordAssembler::finish_function(FunctionView &view) {
     fr.last_op = end - 1;
   }
   if (ir_.logical_block_num != kNone) {
+    // Evaluated for block 0, sub-block 0, outside every loop (as the representative execution).
     ev_.ctx.block = Interval::point(0);
+    ev_.ctx.sub = Interval::point(0);
     ev_.ctx.iv.assign(ir_.loops.size(), std::nullopt);
     ev_.touch_ctx();
     Eval e = ev_.eval(ir_.logical_block_num);
