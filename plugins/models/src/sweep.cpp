@@ -924,7 +924,7 @@ int sweep_main(const pb::sdk::Host &host, const std::vector<std::string> &args) 
   }
   auto read_json = [](const std::string &path) {
     std::string error;
-    auto text = pb::sdk::read_text_input_file(path, pb::sdk::kMaxConfigFileBytes, error);
+    auto text = pb::sdk::read_json_input_file(path, pb::sdk::kMaxConfigFileBytes, error);  // UTF-8, depth
     if (!text) throw pb::sdk::InputError(error);
     json doc = json::parse(*text, nullptr, false);
     if (doc.is_discarded()) throw pb::sdk::InputError(pb::sdk::json_syntax_error_message(*text, path));
