@@ -481,7 +481,7 @@ std::vector<std::string> SchemaRegistry::load_dir(const std::filesystem::path &d
   std::sort(files.begin(), files.end());
   for (const auto &file : files) {
     std::string error;
-    auto text = pb::sdk::read_text_input_file(file, pb::sdk::kMaxConfigFileBytes, error);
+    auto text = pb::sdk::read_json_input_file(file, pb::sdk::kMaxConfigFileBytes, error);  // UTF-8, depth
     if (!text) {
       problems.push_back(error);
       continue;

@@ -2,6 +2,7 @@
 #include "plugin_info.hpp"
 
 #include <perfbound/sdk/input_file.hpp>
+#include <perfbound/sdk/json.hpp>
 
 #include <cmath>
 #include <cstddef>
@@ -553,11 +554,12 @@ Expected<PluginInfo> plugin_info_from_json(const json &p, const std::string &whe
 
 Expected<PluginInfo> read_manifest(const std::filesystem::path &manifest_path) {
   std::string error;
-  auto text = pb::sdk::read_text_input_file(manifest_path, pb::sdk::kMaxConfigFileBytes, error);
+  auto text = pb::sdk::read_json_input_file(manifest_path, pb::sdk::kMaxConfigFileBytes, error);  // UTF-8, depth
   if (!text) return make_error(error);
   json m = json::parse(*text, nullptr, false);
   const std::string where = manifest_path.string();
-  if (m.is_discarded() || !m.is_object()) return make_error(where + ": manifest is not valid JSON");
+  if (m.is_discarded()) return make_error(pb::sdk::json_syntax_error_message(*text, where) + " (a plugin manifest)");
+  if (!m.is_object()) return make_error(where + ": manifest is not a JSON object");
   if (m.value("manifest_format", 0u) != PB_MANIFEST_FORMAT_VERSION)
     return make_error(where + ": unsupported manifest_format " + m.value("manifest_format", json(nullptr)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
                       " (this perfbound reads format " + std::to_string(PB_MANIFEST_FORMAT_VERSION) + ")");

@@ -213,3 +213,14 @@ TEST_CASE("nlohmann::json checks throw in every build type: a missing member rea
   const json object_in_array = json::array({json::object()});
   CHECK_THROWS_AS(static_cast<void>(object_in_array[0]["absent"]), std::logic_error);
 }
+
+TEST_CASE("a plugin manifest that is not JSON or nests too deep is refused at its line and column") {
+  pbtest::TempDir tmp;
+  pbtest::write_file(tmp / "libdeep.so.pbplugin.json", "{\"manifest_format\": " + std::string(5000, '[') + std::string(5000, ']') + "}");
+  pbtest::write_file(tmp / "libcut.so.pbplugin.json", "{\"manifest_format\": 1,\n \"plugin\": {");
+  auto r = pbtest::run_cli({"--no-builtin-plugins", "--plugin-path", tmp.path().string(), "plugins"});
+  CHECK(r.err.find((tmp / "libdeep.so.pbplugin.json").string() + ":1:276: JSON arrays and objects nested deeper than 256 levels") !=
+        std::string::npos);
+  CHECK(r.err.find((tmp / "libcut.so.pbplugin.json").string() + ":2:13: not valid JSON: syntax error while parsing object key") !=
+        std::string::npos);
+}
