@@ -10,6 +10,7 @@
 
 #include <perfbound/sdk/json.hpp>
 
+#include "counterfactual.hpp"
 #include "hivm_edit.hpp"
 #include "npy.hpp"
 #include "process.hpp"
@@ -132,6 +133,28 @@ TEST_CASE("set_multi_buffer lowers the count and drops the extra address (real a
         "cf.toml:3:1: the buffer at line 33 already has 2 buffers (the edit would change nothing)");
   spec.buffers = 3;
   CHECK(error_of([&] { pv::apply_edits(text, before, {spec}); }).find("only lowering is supported") != std::string::npos);
+}
+
+TEST_CASE("config numbers: timeouts and tolerances are finite and in range, named at their line and column") {
+  pbtest::TempDir tmp;
+  auto load_with = [&](const std::string &run_timeout, const std::string &extra = "") {
+    pbtest::write_file(tmp / "cf.toml", "version = 1\nkernel = \"k\"\nhivm = \"k.mlir\"\n[[edit]]\nkind = \"remove_barrier\"\nline = 12\n"
+                                        "[measure]\ncompile = { argv = [\"cc\"] }\nrun = { argv = [\"sh\"], timeout_s = " +
+                                            run_timeout + " }\noutputs = [\"out.npy\"]\nwarmup = 1\n" + extra);
+    return error_of([&] { (void)pv::load_counterfactual(tmp / "cf.toml"); });
+  };
+  // An integer beyond 2^53 has no exact double: toml++'s value<double>() was empty and
+  // .value() threw bad_optional_access out of the reader (found by fuzz_counterfactual).
+  CHECK(load_with("5888888888888888888").find("cf.toml:9:36: ") != std::string::npos);
+  CHECK(load_with("5888888888888888888").find("'timeout_s' must be a finite number from 0 to 604800, got 5.88889e+18") !=
+        std::string::npos);
+  CHECK(load_with("nan").find("'timeout_s' must be a finite number from 0 to 604800, got nan") != std::string::npos);
+  CHECK(load_with("inf").find("got inf") != std::string::npos);
+  CHECK(load_with("-1").find("got -1") != std::string::npos);
+  CHECK(load_with("0").find("'timeout_s' must be a positive number of seconds") != std::string::npos);
+  CHECK(load_with("30", "rtol = nan\n").find("'rtol' must be a finite number from 0 to 1e+300, got nan") != std::string::npos);
+  CHECK(load_with("30", "atol = -1e-3\n").find("'atol' must be a finite number") != std::string::npos);
+  CHECK(load_with("30").empty());  // in range: the config loads
 }
 
 TEST_CASE("npy files and allclose") {

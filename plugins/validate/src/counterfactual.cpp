@@ -66,8 +66,7 @@ StepCommand read_step(const TomlReader &reader, const toml::table &table, const 
   StepCommand out;
   out.argv = reader.strings(step, "argv", swhere);
   if (out.argv.empty()) reader.fail(step, swhere + ": 'argv' must name the program and its arguments");
-  out.timeout_s = reader.number(step, "timeout_s", 600, swhere);
-  if (out.timeout_s <= 0) reader.fail(step, swhere + ": timeout_s must be positive");
+  out.timeout_s = reader.timeout(step, "timeout_s", 600, swhere);
   return out;
 }
 
@@ -309,8 +308,8 @@ CounterfactualConfig load_counterfactual(const fs::path &file) {
     for (const std::string &name : measure.outputs)
       if (name.find("..") != std::string::npos || name.front() == '/')
         reader.fail(reader.require(m, "outputs", mwhere), mwhere + ": outputs are file names relative to the variant directory");
-    measure.tolerance.rtol = reader.number(m, "rtol", measure.tolerance.rtol, mwhere);
-    measure.tolerance.atol = reader.number(m, "atol", measure.tolerance.atol, mwhere);
+    measure.tolerance.rtol = reader.number(m, "rtol", measure.tolerance.rtol, mwhere, 0, 1e300);
+    measure.tolerance.atol = reader.number(m, "atol", measure.tolerance.atol, mwhere, 0, 1e300);
     if (const toml::node *nan = m.get("equal_nan")) {
       if (!nan->is_boolean()) reader.fail(*nan, mwhere + ": equal_nan must be true or false");
       measure.tolerance.equal_nan = nan->as_boolean()->get();

@@ -78,10 +78,10 @@ RemoteHost load_remote_host(const fs::path &file) {
     if (!timeouts->is_table()) reader.fail(*timeouts, where + ": 'timeouts' must be a table of seconds per step");
     const toml::table &t = *timeouts->as_table();
     reader.check_keys(t, {"sync", "compile", "run", "fetch"}, where + " timeouts");
-    host.sync_timeout_s = reader.number(t, "sync", host.sync_timeout_s, where + " timeouts");
-    host.compile_timeout_s = reader.number(t, "compile", host.compile_timeout_s, where + " timeouts");
-    host.run_timeout_s = reader.number(t, "run", host.run_timeout_s, where + " timeouts");
-    host.fetch_timeout_s = reader.number(t, "fetch", host.fetch_timeout_s, where + " timeouts");
+    host.sync_timeout_s = reader.timeout(t, "sync", host.sync_timeout_s, where + " timeouts");
+    host.compile_timeout_s = reader.timeout(t, "compile", host.compile_timeout_s, where + " timeouts");
+    host.run_timeout_s = reader.timeout(t, "run", host.run_timeout_s, where + " timeouts");
+    host.fetch_timeout_s = reader.timeout(t, "fetch", host.fetch_timeout_s, where + " timeouts");
   }
   return host;
 }

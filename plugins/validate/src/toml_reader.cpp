@@ -4,6 +4,7 @@
 #include <perfbound/sdk/input_file.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 namespace perfbound::validate {
@@ -64,11 +65,30 @@ int64_t TomlReader::integer(const toml::table &table, const std::string &key, in
   return node->as_integer()->get();
 }
 
-double TomlReader::number(const toml::table &table, const std::string &key, double fallback, const std::string &where) const {
+double TomlReader::number(const toml::table &table, const std::string &key, double fallback, const std::string &where,
+                          double lo, double hi) const {
   const toml::node *node = table.get(key);
   if (node == nullptr) return fallback;
   if (!node->is_number()) fail(*node, where + ": '" + key + "' must be a number");
-  return node->value<double>().value();
+  // An integer beyond 2^53 has no exact double (toml++'s value<double>() is empty for it):
+  // the nearest double, which the range check below refuses when it matters.
+  const double v = node->is_integer() ? static_cast<double>(node->as_integer()->get()) : node->as_floating_point()->get();
+  std::ostringstream range;
+  range << lo << " to " << hi;
+  if (!std::isfinite(v) || v < lo || v > hi) {
+    std::ostringstream got;
+    got << v;
+    fail(*node, where + ": '" + key + "' must be a finite number from " + range.str() + ", got " + got.str());
+  }
+  return v;
+}
+
+double TomlReader::timeout(const toml::table &table, const std::string &key, double fallback, const std::string &where) const {
+  const toml::node *node = table.get(key);
+  if (node == nullptr) return fallback;
+  const double v = number(table, key, fallback, where, 0, kMaxTimeoutS);
+  if (v <= 0) fail(*node, where + ": '" + key + "' must be a positive number of seconds");
+  return v;
 }
 
 const toml::table &TomlReader::table(const toml::table &parent, const std::string &key, const std::string &where) const {

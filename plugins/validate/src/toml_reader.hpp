@@ -35,8 +35,12 @@ class TomlReader {
   std::optional<std::string> optional_string(const toml::table &table, const std::string &key, const std::string &where) const;
   /// A whole number >= 0, or `fallback` when absent.
   int64_t integer(const toml::table &table, const std::string &key, int64_t fallback, const std::string &where) const;
-  /// A number (integer or float), or `fallback` when absent.
-  double number(const toml::table &table, const std::string &key, double fallback, const std::string &where) const;
+  /// A finite number (integer or float) from `lo` to `hi`, or `fallback` when absent.
+  double number(const toml::table &table, const std::string &key, double fallback, const std::string &where, double lo,
+                double hi) const;
+  /// Seconds a step may take: a number above 0 and at most kMaxTimeoutS, or `fallback` when absent.
+  double timeout(const toml::table &table, const std::string &key, double fallback, const std::string &where) const;
+  static constexpr double kMaxTimeoutS = 7 * 24 * 3600;  // a week
   const toml::table &table(const toml::table &parent, const std::string &key, const std::string &where) const;
   /// An array of non-empty strings (absent: empty).
   std::vector<std::string> strings(const toml::table &table, const std::string &key, const std::string &where) const;
