@@ -1,6 +1,8 @@
 //===- json_schema.cpp - subset JSON Schema validator ---------------------===//
 #include "json_schema.hpp"
 
+#include "plugin_info.hpp"
+
 #include <perfbound/sdk/input_file.hpp>
 #include <perfbound/sdk/json.hpp>
 
@@ -14,6 +16,11 @@
 
 namespace perfbound {
 namespace {
+
+// std::regex (libstdc++) recurses once per character of the subject: a string or member
+// name longer than this is reported instead of matched against a `pattern` (every pattern
+// of the published schemas describes ids, names, digests: far shorter).
+constexpr size_t kMaxPatternSubject = 4096;
 
 const std::set<std::string, std::less<>> &known_keywords() {
   static const std::set<std::string, std::less<>> kKeywords = {
@@ -346,7 +353,10 @@ class Validator {
     if (auto it = schema.find("maxLength"); it != schema.end() && length > it->get<size_t>())
       errors.push_back(at(path) + ": string longer than " + it->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     if (auto it = schema.find("pattern"); it != schema.end()) {
-      if (!std::regex_search(value, regex(it->get<std::string>())))
+      if (value.size() > kMaxPatternSubject)
+        errors.push_back(at(path) + ": a string of " + std::to_string(value.size()) + " bytes is longer than the " +
+                         std::to_string(kMaxPatternSubject) + " bytes matched against a pattern");
+      else if (!std::regex_search(value, regex(it->get<std::string>())))
         errors.push_back(at(path) + ": " + short_dump(json(value)) + " does not match pattern " + it->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     }
   }
@@ -397,7 +407,11 @@ class Validator {
           covered = true;
         }
       }
-      if (pattern_props != nullptr) {
+      if (pattern_props != nullptr && key.size() > kMaxPatternSubject) {
+        errors.push_back(at(path) + ": a member name of " + std::to_string(key.size()) + " bytes is longer than the " +
+                         std::to_string(kMaxPatternSubject) + " bytes matched against a pattern");
+        covered = true;  // reported; not again as an unknown member
+      } else if (pattern_props != nullptr) {
         for (const auto &[pattern, sub] : pattern_props->items()) {
           if (std::regex_search(key, regex(pattern))) {
             validate(sub, value, child, root, errors, depth + 1);
@@ -436,9 +450,12 @@ std::string schema_file_name(std::string_view schema_id) {
   return id.substr(0, slash) + ".v" + id.substr(slash + 1) + ".schema.json";
 }
 
-bool is_valid_schema_id(std::string_view schema_id) {
-  static const std::regex kId(R"(^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+/[1-9][0-9]*$)");
-  return std::regex_match(schema_id.begin(), schema_id.end(), kId);
+bool is_valid_schema_id(std::string_view schema_id) {  // a plugin-like id, '/', [1-9][0-9]* (no std::regex: linear)
+  const size_t slash = schema_id.rfind('/');
+  if (slash == std::string_view::npos || !is_valid_plugin_id(schema_id.substr(0, slash))) return false;
+  const std::string_view version = schema_id.substr(slash + 1);
+  return !version.empty() && version.front() >= '1' && version.front() <= '9' &&
+         std::all_of(version.begin(), version.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 std::vector<std::string> SchemaRegistry::add(const json &schema, const std::string &origin) {

@@ -4,11 +4,11 @@
 #include <perfbound/sdk/input_file.hpp>
 #include <perfbound/sdk/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -101,18 +101,51 @@ const std::vector<std::string> &known_extension_ids() {
   return kIds;
 }
 
-bool is_valid_plugin_id(std::string_view id) {
-  static const std::regex kRe(R"(^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$)");
-  return std::regex_match(id.begin(), id.end(), kRe);
+// Names and ids are checked by hand, not with std::regex: libstdc++'s matcher recurses
+// once per character, so a name of 2 MB in a pipeline file overflowed the stack
+// (found by fuzz_pipeline). These read each character once.
+namespace {
+bool lower(char c) { return c >= 'a' && c <= 'z'; }
+bool digit(char c) { return c >= '0' && c <= '9'; }
+/// [a-z] then [a-z0-9] or `extra`, at least one character.
+bool word(std::string_view s, char extra) {
+  if (s.empty() || !lower(s.front())) return false;
+  return std::all_of(s.begin() + 1, s.end(), [extra](char c) { return lower(c) || digit(c) || c == extra; });
 }
-bool is_valid_name(std::string_view name) {
-  static const std::regex kRe(R"(^[a-z][a-z0-9_]*$)");
-  return std::regex_match(name.begin(), name.end(), kRe);
+}  // namespace
+
+bool is_valid_plugin_id(std::string_view id) {  // [a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+
+  size_t parts = 0;
+  for (size_t start = 0;; ++parts) {
+    const size_t dot = id.find('.', start);
+    if (!word(id.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start), '_')) return false;
+    if (dot == std::string_view::npos) return parts + 1 >= 2;
+    start = dot + 1;
+  }
 }
-bool is_valid_command_name(std::string_view name) {
-  static const std::regex kRe(R"(^[a-z][a-z0-9-]*$)");
-  return std::regex_match(name.begin(), name.end(), kRe);
+bool is_valid_name(std::string_view name) { return word(name, '_'); }        // [a-z][a-z0-9_]*
+bool is_valid_command_name(std::string_view name) { return word(name, '-'); }  // [a-z][a-z0-9-]*
+
+namespace {
+bool is_semver(std::string_view v) {  // \d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?
+  size_t at = 0;
+  for (int part = 0; part < 3; ++part) {
+    if (part > 0) {
+      if (at >= v.size() || v[at] != '.') return false;
+      ++at;
+    }
+    const size_t begin = at;
+    while (at < v.size() && digit(v[at])) ++at;
+    if (at == begin) return false;
+  }
+  if (at == v.size()) return true;
+  if (v[at] != '-' && v[at] != '+') return false;
+  const std::string_view rest = v.substr(at + 1);
+  return !rest.empty() && std::all_of(rest.begin(), rest.end(), [](char c) {
+    return lower(c) || digit(c) || (c >= 'A' && c <= 'Z') || c == '.' || c == '-';
+  });
 }
+}  // namespace
 
 namespace {
 
@@ -391,8 +424,7 @@ DescribeResult describe_plugin(const pb_plugin *plugin, uint32_t abi_major, uint
     v.push_back("pb_plugin.id '" + info.id + "' is not a lowercase dotted id such as 'vendor.name'");
   info.name = read_string(plugin->name, "pb_plugin.name", false, v).value_or("");
   info.version = read_string(plugin->version, "pb_plugin.version", false, v).value_or("");
-  static const std::regex kSemver(R"(^\d+\.\d+\.\d+([-+][0-9A-Za-z.-]+)?$)");
-  if (!info.version.empty() && !std::regex_match(info.version, kSemver))
+  if (!info.version.empty() && !is_semver(info.version))
     v.push_back("pb_plugin.version '" + info.version + "' is not MAJOR.MINOR.PATCH");
   info.vendor = read_string(plugin->vendor, "pb_plugin.vendor", true, v).value_or("");
   info.description = read_string(plugin->description, "pb_plugin.description", true, v).value_or("");

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "json_schema.hpp"
+#include "plugin_info.hpp"
 #include "support/test_support.hpp"
 
 using perfbound::json;
@@ -35,6 +36,41 @@ TEST_CASE("schema ids and file names") {
   CHECK_FALSE(perfbound::is_valid_schema_id("nodot/1"));
   CHECK_FALSE(perfbound::is_valid_schema_id("perfbound.x/0"));
   CHECK(perfbound::schema_file_name("perfbound.bound_term/1") == "perfbound.bound_term.v1.schema.json");
+  CHECK_FALSE(perfbound::is_valid_schema_id("perfbound.x/"));
+  CHECK_FALSE(perfbound::is_valid_schema_id("perfbound.x/1a"));
+  CHECK_FALSE(perfbound::is_valid_schema_id("Perfbound.x/1"));
+  CHECK_FALSE(perfbound::is_valid_schema_id("perfbound..x/1"));
+  CHECK_FALSE(perfbound::is_valid_schema_id("perfbound.x./1"));
+  CHECK_FALSE(perfbound::is_valid_schema_id("/1"));
+}
+
+TEST_CASE("names and ids are checked in one pass: a name of megabytes is an answer, not a stack overflow") {
+  // libstdc++'s std::regex recursed once per character: 2 MB overflowed the stack.
+  const std::string long_name(4'000'000, 'a');
+  CHECK(perfbound::is_valid_name(long_name));
+  CHECK_FALSE(perfbound::is_valid_name(long_name + "-"));
+  CHECK(perfbound::is_valid_plugin_id("acme." + long_name));
+  CHECK(perfbound::is_valid_schema_id("acme." + long_name + "/3"));
+  CHECK(perfbound::is_valid_command_name("bench-" + long_name));
+  for (const char *name : {"a", "a_1", "node_0"}) CHECK(perfbound::is_valid_name(name));
+  for (const char *name : {"", "1a", "_a", "a-b", "A", "a.b"}) CHECK_FALSE(perfbound::is_valid_name(name));
+  for (const char *id : {"a.b", "perfbound.extract_hivm", "acme.l2.x_1"}) CHECK(perfbound::is_valid_plugin_id(id));
+  for (const char *id : {"a", "a.", ".a", "a..b", "a.B", "a.1b", "a-b.c"}) CHECK_FALSE(perfbound::is_valid_plugin_id(id));
+  CHECK(perfbound::is_valid_command_name("bench-run"));
+  CHECK_FALSE(perfbound::is_valid_command_name("bench_run"));
+}
+
+TEST_CASE("a string or member name past 4096 bytes is reported, not matched against a pattern") {
+  SchemaRegistry reg = registry_with(json::parse(R"({"$id": "t.pat/1", "type": "object",
+    "properties": {"schema": {"const": "t.pat/1"}, "id": {"type": "string", "pattern": "^[a-z]+$"},
+                   "map": {"type": "object", "patternProperties": {"^[a-z]+$": {"type": "integer"}},
+                           "additionalProperties": false}}})"));
+  const std::string big(2'000'000, 'a');
+  auto errors = reg.validate("t.pat/1", json{{"schema", "t.pat/1"}, {"id", big}, {"map", {{big, 1}}}});
+  REQUIRE(errors.size() == 2);
+  CHECK(errors[0] == "/id: a string of 2000000 bytes is longer than the 4096 bytes matched against a pattern");
+  CHECK(errors[1] == "/map: a member name of 2000000 bytes is longer than the 4096 bytes matched against a pattern");
+  CHECK(reg.validate("t.pat/1", json{{"schema", "t.pat/1"}, {"id", std::string(4096, 'a')}}).empty());
 }
 
 TEST_CASE("validator reports type, required, enum and additionalProperties violations with paths") {
