@@ -4,6 +4,7 @@
 #include <perfbound/sdk/input_file.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <set>
@@ -118,9 +119,21 @@ std::optional<double> median_column(const OpSummary &table, const std::vector<La
   return median(values);
 }
 
-json integer_or_null(std::optional<double> value) {
-  if (!value) return nullptr;
-  return static_cast<int64_t>(*value);
+/// The median of a block-count column (Block Dim, Mix Block Dim) over the kept launches,
+/// null when absent. Every cell read must be a whole number from 0 to 2^31 - 1: the median
+/// is stored as an integer, and a cast of 5e307 to one is undefined (found by fuzz_msprof_csv).
+json median_count(const OpSummary &table, const std::vector<Launch> &kept, const std::string &column) {
+  std::optional<size_t> col = table.find_column(column);
+  if (!col) return nullptr;
+  constexpr double kMaxCount = 2147483647.0;
+  for (const Launch &launch : kept)
+    for (size_t row : launch.rows)
+      if (std::optional<double> v = table.number(row, *col); v && !(*v >= 0 && *v <= kMaxCount && std::floor(*v) == *v))
+        throw pb::sdk::InputError(table.csv().where(row, *col) + ": column '" + column + "': '" + table.text(row, *col) +
+                                  "' is not a block count (a whole number from 0 to 2147483647)");
+  std::optional<double> median = median_column(table, kept, column);
+  if (!median) return nullptr;
+  return static_cast<int64_t>(*median);
 }
 
 }  // namespace
@@ -235,8 +248,8 @@ json measure_table(const OpSummary &table, const MeasureRequest &request, const 
     return doc;
   }
   fill_statistics(doc, kept_us);
-  doc["block_dim"] = integer_or_null(median_column(table, kept.kept, "Block Dim"));
-  doc["mix_block_dim"] = integer_or_null(median_column(table, kept.kept, "Mix Block Dim"));
+  doc["block_dim"] = median_count(table, kept.kept, "Block Dim");
+  doc["mix_block_dim"] = median_count(table, kept.kept, "Mix Block Dim");
   doc["pipes"] = pipe_breakdown(table, kept.kept);
   if (std::optional<size_t> device_col = table.find_column("Device_id"))
     doc["device"] = table.text(kept.kept.front().rows.front(), *device_col);
