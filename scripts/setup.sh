@@ -1,27 +1,36 @@
 #!/usr/bin/env bash
 # setup.sh - one command per job on a fresh Debian 12 machine.
 #
-#   bash scripts/setup.sh demo    install dependencies, build, run the bound
-#                                 report on the bundled example kernel
-#   bash scripts/setup.sh test    install dependencies (and chromium, for the
+#   bash scripts/setup.sh demo    install the demo's packages, build only the
+#                                 CLI and the plugins it runs (preset "demo"),
+#                                 print the bound report of the bundled example
+#   bash scripts/setup.sh test    install every package (and chromium, for the
 #                                 browser test of the pictures), build, run every test
-#   bash scripts/setup.sh deps    only install the Debian packages
+#   bash scripts/setup.sh deps    only install the Debian packages (all of them)
 #   bash scripts/setup.sh build   only configure and build (preset "default")
 #
 # Uses sudo for apt-get when not run as root. Set PERFBOUND_PRESET to build
-# another CMake preset (e.g. ci, debug, asan).
+# another CMake preset for test/build (e.g. ci, debug, asan).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=${PERFBOUND_PRESET:-default}
 
+# The packages of the sets named ("demo", "test") in scripts/debian-packages.txt.
+packages() {
+  awk -v want=" $* " '
+    /^#/ || /^[[:space:]]*$/ { next }
+    /^\[/ { set = substr($1, 2, length($1) - 2); next }
+    index(want, " " set " ") { print $1 }' scripts/debian-packages.txt
+}
+
 deps() {
-  mapfile -t pkgs < <(grep -v '^#' scripts/debian-packages.txt | grep -v '^$')
+  mapfile -t pkgs < <(packages "$@")
   missing=()
   for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if [ ${#missing[@]} -eq 0 ]; then
-    echo "setup: all ${#pkgs[@]} Debian packages are installed"
+    echo "setup: all ${#pkgs[@]} Debian packages ($*) are installed"
     return
   fi
   echo "setup: installing ${missing[*]}"
@@ -44,37 +53,32 @@ browser() {
 }
 
 build() {
-  cmake --preset "$preset"
-  cmake --build --preset "$preset"
-}
-
-build_dir() {
-  case "$preset" in
-    default) echo build ;;
-    *) echo "build-$preset" ;;
-  esac
+  cmake --preset "$1"
+  cmake --build --preset "$1"
 }
 
 demo() {
   local pb kernel
-  pb="$(build_dir)/bin/perfbound"
+  pb=build/bin/perfbound
   kernel=examples/kernels/vector_add
   # The two-tier bound report of the bundled example kernel (the Triton
   # tutorial add_kernel, n = 16M f32, grid 8192) on the 910B3 profile: the
   # bound, the binding unit, both limits, the verdict, attribution, findings.
   "$pb" run pipelines/bound.toml --profile ascend_910b3 \
     --set "ttir=$kernel/vector_add.ttir.mlir" --set "hivm=$kernel/vector_add.npuir.mlir" \
-    --set 'launch={grid=[8192,1,1],args={n_elements=16777216,"3"=16777216}}' --format text \
-    --out "$(build_dir)/demo"
+    --set 'launch={grid=[8192,1,1],args={n_elements=16777216}}' --format text \
+    --out build/demo
   # The same report as one self-contained HTML page (roofline, where the time
   # goes, busy time per component, findings with their source lines).
-  echo "setup: HTML report: $(build_dir)/demo/report.html"
+  echo "setup: HTML report: build/demo/report.html"
 }
 
 case "${1:-}" in
-  demo) deps; build; demo ;;
-  test) deps; browser; build; ctest --preset "$preset" -j "$(nproc)" ;;
-  deps) deps ;;
-  build) deps; build ;;
-  *) sed -n '2,12p' "$0"; exit 2 ;;
+  # The demo builds only what it runs, in build/ (preset "demo": no tests,
+  # benchmarks or validate plugin); `test` reconfigures build/ with all of it.
+  demo) deps demo; build demo; demo ;;
+  test) deps demo test; browser; build "$preset"; ctest --preset "$preset" -j "$(nproc)" ;;
+  deps) deps demo test ;;
+  build) deps demo test; build "$preset" ;;
+  *) sed -n '2,13p' "$0"; exit 2 ;;
 esac

@@ -72,7 +72,7 @@ App::App(GlobalOptions opts) : options(std::move(opts)) {
   host->set_profile_provider([this](const std::string &name_or_dir, std::string &out) {
     auto dir = locate_profile(name_or_dir, fs::current_path());
     if (!dir) {
-      logger.log(PB_SEVERITY_ERROR, "profile", "hardware profile '" + name_or_dir + "' not found");
+      logger.log(PB_SEVERITY_ERROR, "profile", "hardware profile '" + name_or_dir + "' not found" + profile_not_found_hint(name_or_dir));
       return PB_ERR_INVALID_INPUT;
     }
     auto loaded = load_profile_document(*dir);

@@ -66,7 +66,8 @@ void register_pipeline_commands(CLI::App &root, CommandContext &ctx) {
     cmd->add_flag("--no-validate", *no_validate, "Do not check documents against their published JSON Schemas");
     cmd->add_flag("--progress", *progress, "Print progress of long-running nodes to stderr");
     cmd->footer(
-        "Exit status: 0 all nodes succeeded; 1 a node failed; 2 usage error; 3 invalid pipeline or input;\n"
+        "Exit status: 0 all nodes succeeded; 1 a node failed; 2 usage error; 3 invalid pipeline or input (a node\n"
+        "refusing its input included);\n"
         "130 interrupted (Ctrl-C or SIGTERM: running nodes are asked to stop, the rest do not start).\n"
         "Example: perfbound run pipelines/bound_hivm.toml --set hivm=kernel.npuir.mlir --profile ascend_910b3");
     cmd->callback([&ctx, args, formats, out_dir, jobs, no_validate, progress]() {
@@ -108,9 +109,16 @@ void register_pipeline_commands(CLI::App &root, CommandContext &ctx) {
           return kExitInterrupted;
         }
         if (!result.ok) {
-          for (const NodeResult &nr : result.nodes)
-            if (nr.status == NodeStatus::Failed) std::cerr << "perfbound: node '" << nr.id << "' (" << nr.plugin << "/" << nr.kind << ") failed: " << nr.error << "\n";
-          return kExitFailure;
+          // A node that refused its input (a file of the wrong kind, a
+          // launch value its argument cannot hold) is the user's input: exit 3.
+          bool refused = false;
+          for (const NodeResult &nr : result.nodes) {
+            if (nr.status != NodeStatus::Failed) continue;
+            refused = refused || nr.refused_input;
+            std::cerr << "perfbound: node '" << nr.id << "' (" << nr.plugin << "/" << nr.kind << ") "
+                      << (nr.refused_input ? "refused its input" : "failed") << ": " << nr.error << "\n";
+          }
+          return refused ? kExitInvalidInput : kExitFailure;
         }
         return kExitOk;
       };

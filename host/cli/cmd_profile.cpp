@@ -1,6 +1,8 @@
 //===- cmd_profile.cpp - `perfbound profile show|check` -------------------===//
 #include <iostream>
 
+#include <perfbound/sdk/text.hpp>
+
 #include "commands.hpp"
 #include "paths.hpp"
 #include "profile.hpp"
@@ -16,8 +18,7 @@ namespace {
 std::optional<fs::path> locate_for_display(const std::string &name_or_dir) {
   auto located = locate_profile(name_or_dir, fs::current_path());
   if (!located) {
-    std::cerr << "perfbound: hardware profile '" << name_or_dir << "' not found (a directory holding profile.toml, "
-              << "or the name of a bundled profile such as ascend_910b3)\n";
+    std::cerr << "perfbound: hardware profile '" << name_or_dir << "' not found" << profile_not_found_hint(name_or_dir) << "\n";
     return std::nullopt;
   }
   fs::path relative = located->lexically_proximate(fs::current_path());
@@ -65,7 +66,7 @@ void register_profile_commands(CLI::App &root, CommandContext &ctx) {
         if (*json_out)
           std::cout << load.document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         else
-          std::cout << render_profile_table(load.document);
+          std::cout << pb::sdk::text::wrap_lines(render_profile_table(load.document));
         return kExitOk;
       };
     });

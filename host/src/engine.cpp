@@ -104,6 +104,35 @@ std::vector<std::string> check_document(const SchemaRegistry &schemas, const std
 
 namespace {
 
+/// "violates perfbound.launch/1: /args/n: expected ..." of table input
+/// `name` as the user wrote it: "--set launch...: launch.args.n: expected ...".
+std::string table_problem(const std::string &name, const std::string &schema, const std::string &problem,
+                          const std::string &origin) {
+  const std::string prefix = "violates " + schema + ": ";
+  if (problem.rfind(prefix, 0) != 0) return "pipeline input '" + name + "' " + problem;
+  std::string rest = problem.substr(prefix.size());
+  const size_t colon = rest.find(": ");
+  if (rest.empty() || rest[0] != '/' || colon == std::string::npos)
+    return "pipeline input '" + name + "' " + problem;
+  std::string pointer = rest.substr(0, colon), member = name;
+  if (pointer != "/") {
+    // JSON pointer to dotted: "/args/0" -> "name.args[0]" ("~1" and "~0" unescaped).
+    size_t at = 1;
+    while (at <= pointer.size()) {
+      size_t next = pointer.find('/', at);
+      std::string part = pointer.substr(at, next == std::string::npos ? std::string::npos : next - at);
+      for (size_t tilde = part.find('~'); tilde != std::string::npos && tilde + 1 < part.size(); tilde = part.find('~', tilde + 1))
+        part.replace(tilde, 2, part[tilde + 1] == '1' ? "/" : "~");
+      const bool index = !part.empty() && part.find_first_not_of("0123456789") == std::string::npos;
+      member += index ? "[" + part + "]" : "." + part;
+      if (next == std::string::npos) break;
+      at = next + 1;
+    }
+  }
+  return (origin == "pipeline default" ? "pipeline input '" + name + "': " : std::string("--set ") + name + ": ") +
+         member + rest.substr(colon) + " (" + schema + ")";
+}
+
 using Clock = std::chrono::steady_clock;
 
 double ms_since(Clock::time_point start) {
@@ -172,8 +201,11 @@ RunResult Engine::run(const ResolvedPipeline &pipeline, const RunOptions &option
       record["value"] = *ri.value;
       auto document = std::make_shared<const Document>(PB_ENCODING_JSON, decl.schema, text, "inputs." + name);
       auto problems = check_document(schemas_, decl.schema, *document, options.validate_documents);
+      // A table given on the command line is blamed there, and its members
+      // are named as the user wrote them (launch.gird, not "/gird").
+      const SourceLoc where = ri.origin == "pipeline default" ? decl.loc : SourceLoc{"<command line>", 0, 0};
       for (const std::string &p : problems)
-        result.diagnostics.error(decl.loc, "", "pipeline input '" + name + "' " + p);
+        result.diagnostics.error(where, "", table_problem(name, decl.schema, p, ri.origin));
       input_docs[name] = document;
     } else if (decl.kind == "profile") {
       if (!profile_loader_) {
@@ -366,6 +398,7 @@ RunResult Engine::run(const ResolvedPipeline &pipeline, const RunOptions &option
       std::string why;
       for (const LogMessage &m : nr.messages)
         if (m.severity >= PB_SEVERITY_ERROR) why += (why.empty() ? "" : "; ") + m.message;
+      nr.refused_input = st == PB_ERR_INVALID_INPUT;
       fail(rn.plugin->id + "/" + rn.kind->name + " failed (" + status_text(st) + ")" + (why.empty() ? "" : ": " + why));
       return;
     }

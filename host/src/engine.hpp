@@ -70,6 +70,7 @@ struct NodeResult {
   std::string kind;
   NodeStatus status = NodeStatus::Skipped;
   std::string error;            // why it failed
+  bool refused_input = false;   // it failed with PB_ERR_INVALID_INPUT: the user's input, not the job (exit 3)
   std::string skipped_because;  // why it did not run
   double create_ms = 0;
   double run_ms = 0;

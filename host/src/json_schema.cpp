@@ -2,6 +2,7 @@
 #include "json_schema.hpp"
 
 #include "plugin_info.hpp"
+#include "suggest.hpp"
 
 #include <perfbound/sdk/input_file.hpp>
 #include <perfbound/sdk/json.hpp>
@@ -426,7 +427,9 @@ class Validator {
             for (const auto &[name, unused] : props->items()) valid.push_back(name);
           std::string list;
           for (const std::string &v : valid) list += (list.empty() ? "" : ", ") + v;
-          errors.push_back(at(path) + ": unknown member '" + key + "' (valid: " + list + ")");
+          const std::string closest = nearest(key, valid);
+          errors.push_back(at(path) + ": unknown member '" + key + "'" +
+                           (closest.empty() ? std::string() : " (did you mean '" + closest + "'?)") + " (valid: " + list + ")");
         } else {
           validate(*additional, value, child, root, errors, depth + 1);
         }

@@ -3,7 +3,11 @@
 
 #include <boost/dll/runtime_symbol_info.hpp>
 
+#include "suggest.hpp"
 #include "version.hpp"
+
+#include <algorithm>
+#include <set>
 
 namespace perfbound {
 
@@ -40,6 +44,25 @@ std::optional<fs::path> locate_profile(const std::string &name_or_path, const fs
     if (fs::is_directory(candidate, ec) && fs::exists(candidate / "profile.toml", ec)) return candidate.lexically_normal();
   }
   return std::nullopt;
+}
+
+std::vector<std::string> bundled_profile_names() {
+  std::set<std::string> names;
+  for (const fs::path &dir : data_dirs("hardware_profiles")) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) continue;
+    for (const auto &entry : fs::directory_iterator(dir, ec))
+      if (fs::exists(entry.path() / "profile.toml", ec)) names.insert(entry.path().filename().string());
+  }
+  return {names.begin(), names.end()};
+}
+
+std::string profile_not_found_hint(const std::string &name_or_path) {
+  const std::vector<std::string> names = bundled_profile_names();
+  std::string word = fs::path(name_or_path).filename().string();
+  if (word.empty()) word = name_or_path;
+  return valid_list_suffix(word, names, "bundled profiles") +
+         "; or give a directory holding profile.toml";
 }
 
 }  // namespace perfbound

@@ -24,6 +24,11 @@ std::optional<std::filesystem::path> find_data_dir(const std::string &folder);
 /// Resolves a profile given as a directory path or as a bundled name.
 std::optional<std::filesystem::path> locate_profile(const std::string &name_or_path,
                                                     const std::filesystem::path &base_dir);
+/// The names of the bundled profiles (directories holding profile.toml), sorted.
+std::vector<std::string> bundled_profile_names();
+/// What to say when profile `name_or_path` is not found: the bundled names
+/// and the nearest one ("; bundled: a, b (did you mean 'b'?)").
+std::string profile_not_found_hint(const std::string &name_or_path);
 
 }  // namespace perfbound
 

@@ -1,4 +1,5 @@
 //===- pipeline_parse.cpp - TOML pipeline files to the Pipeline model -----===//
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -7,6 +8,7 @@
 #include <toml++/toml.h>
 
 #include "json_schema.hpp"
+#include "paths.hpp"
 #include "pipeline.hpp"
 #include "sha256.hpp"
 #include "suggest.hpp"
@@ -334,10 +336,35 @@ std::optional<Pipeline> parse_pipeline_text(std::string_view text, const std::st
   return pipeline;
 }
 
+namespace {
+
+/// For a pipeline path that does not exist: the .toml files of its folder
+/// (spelled as the user spelled the folder) and the shipped pipelines, with
+/// the nearest one.
+std::string pipeline_suggestions(const std::filesystem::path &path) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> candidates;
+  std::error_code ec;
+  const fs::path folder = path.parent_path();
+  if (fs::is_directory(folder.empty() ? fs::path(".") : folder, ec))
+    for (const auto &entry : fs::directory_iterator(folder.empty() ? fs::path(".") : folder, ec))
+      if (entry.path().extension() == ".toml") candidates.push_back((folder / entry.path().filename()).string());
+  if (auto shipped = find_data_dir("pipelines"))
+    for (const auto &entry : fs::directory_iterator(*shipped, ec))
+      if (entry.path().extension() == ".toml") {
+        std::string name = "pipelines/" + entry.path().filename().string();
+        if (std::find(candidates.begin(), candidates.end(), name) == candidates.end()) candidates.push_back(name);
+      }
+  if (candidates.empty()) return {};
+  return valid_list_suffix(path.string(), candidates, "pipelines here and shipped");
+}
+
+}  // namespace
+
 std::optional<Pipeline> parse_pipeline_file(const std::filesystem::path &path, Diagnostics &diags) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) {
-    diags.error({path.string(), 0, 0}, "", "pipeline file does not exist");
+    diags.error({path.string(), 0, 0}, "", "pipeline file does not exist" + pipeline_suggestions(path));
     return std::nullopt;
   }
   std::string error;

@@ -7,6 +7,7 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/depth_first_search.hpp>
 
+#include "paths.hpp"
 #include "pipeline.hpp"
 #include "suggest.hpp"
 
@@ -419,8 +420,8 @@ class Resolver {
       if (decl.kind == "profile") {
         std::optional<fs::path> dir = locate_ ? locate_(text, relative_base) : std::nullopt;
         if (!dir) {
-          diags_.error(loc, "", "pipeline input '" + name + "': hardware profile '" + text +
-                                    "' not found (give a directory holding profile.toml, or a name under hardware_profiles/)");
+          diags_.error(loc, "", "pipeline input '" + name + "': hardware profile '" + text + "' not found" +
+                                    profile_not_found_hint(text));
           continue;
         }
         ri.path = *dir;

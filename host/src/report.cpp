@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include <perfbound/sdk/html.hpp>
+#include <perfbound/sdk/text.hpp>
 
 namespace perfbound {
 namespace {
@@ -27,6 +28,9 @@ std::string scalar_text(const json &v) {
 }
 
 bool is_scalar(const json &v) { return !v.is_object() && !v.is_array(); }
+
+/// "1 node", "14 nodes".
+std::string nodes_text(size_t n) { return std::to_string(n) + (n == 1 ? " node" : " nodes"); }
 
 void tree(std::ostringstream &os, const json &v, int depth, bool md) {
   const std::string pad(static_cast<size_t>(depth) * 2, ' ');
@@ -95,7 +99,7 @@ std::string render_html_report(const RunResult &result, PluginRegistry &plugins)
     if (kernel.empty() && doc->parsed().is_object() && doc->parsed().contains("kernel") && doc->parsed()["kernel"].is_object())
       kernel = doc->parsed()["kernel"].value("name", "");
   os << "<p class=\"muted\">perfbound report: pipeline <code>" << h::escape(file) << "</code>, status <b>" << h::escape(result.status)
-     << "</b> (" << result.nodes.size() << " nodes, " << h::escape(fmt_ms(result.total_ms)) << ")</p>\n";
+     << "</b> (" << nodes_text(result.nodes.size()) << ", " << h::escape(fmt_ms(result.total_ms)) << ")</p>\n";
   if (!result.diagnostics.empty())
     os << "<section class=\"pb-card\"><h2>Diagnostics</h2><pre>" << h::escape(result.diagnostics.format()) << "</pre></section>\n";
   for (const auto &[name, doc] : result.outputs) {
@@ -196,9 +200,9 @@ std::string render_report(const RunResult &result, const std::string &format, Pl
   if (md) {
     os << "# perfbound report\n\n";
     os << "- pipeline: `" << file << "`\n";
-    os << "- status: **" << result.status << "** (" << result.nodes.size() << " nodes, " << fmt_ms(result.total_ms) << ")\n\n";
+    os << "- status: **" << result.status << "** (" << nodes_text(result.nodes.size()) << ", " << fmt_ms(result.total_ms) << ")\n\n";
   } else {
-    os << "perfbound: " << file << ": " << result.status << " (" << result.nodes.size() << " nodes, "
+    os << "perfbound: " << file << ": " << result.status << " (" << nodes_text(result.nodes.size()) << ", "
        << fmt_ms(result.total_ms) << ")\n";
   }
   if (!result.diagnostics.empty()) {
@@ -222,14 +226,24 @@ std::string render_report(const RunResult &result, const std::string &format, Pl
          << fmt_ms(nr.create_ms) << " | " << fmt_ms(nr.run_ms) << " | " << note << " |\n";
     }
   } else {
-    os << "\n-- nodes --\n";
-    size_t width = 4;
-    for (const NodeResult &nr : result.nodes) width = std::max(width, nr.id.size());
+    // The nodes that ran well in one line; a failed or skipped node on its
+    // own lines with why (--format md or json lists every node).
+    size_t ok_nodes = 0;
+    double ok_ms = 0;
+    std::vector<const NodeResult *> other;
     for (const NodeResult &nr : result.nodes) {
-      os << "  " << nr.id << std::string(width - nr.id.size() + 2, ' ') << node_status_name(nr.status) << "  "
-         << fmt_ms(nr.create_ms + nr.run_ms + nr.destroy_ms) << "  " << nr.plugin << "/" << nr.kind << "\n";
-      if (!nr.error.empty()) os << "      error: " << nr.error << "\n";
-      if (!nr.skipped_because.empty()) os << "      skipped: " << nr.skipped_because << "\n";
+      if (nr.status == NodeStatus::Ok) {
+        ++ok_nodes;
+        ok_ms += nr.create_ms + nr.run_ms + nr.destroy_ms;
+      } else {
+        other.push_back(&nr);
+      }
+    }
+    os << "\n-- nodes: " << ok_nodes << " of " << result.nodes.size() << " ok (" << fmt_ms(ok_ms) << " of node time) --\n";
+    for (const NodeResult *nr : other) {
+      os << "  " << nr->id << "  " << node_status_name(nr->status) << "  " << nr->plugin << "/" << nr->kind << "\n";
+      if (!nr->error.empty()) os << "      error: " << nr->error << "\n";
+      if (!nr->skipped_because.empty()) os << "      skipped: " << nr->skipped_because << "\n";
     }
   }
   const json &prov = result.provenance;
@@ -252,7 +266,8 @@ std::string render_report(const RunResult &result, const std::string &format, Pl
            << (i.contains("sha256") ? "  sha256:" + i["sha256"].get<std::string>().substr(0, 12) : "") << "\n";
     }
   }
-  return os.str();
+  // Text fits 100 columns, wrapped (Markdown is left to its renderer).
+  return md ? os.str() : pb::sdk::text::wrap_lines(os.str());
 }
 
 }  // namespace perfbound

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include <perfbound/sdk/plugin.hpp>
 
+#include <algorithm>
+
 #include "analyze.hpp"
 #include "des_import.hpp"
 #include "document.hpp"
@@ -21,6 +23,22 @@ using pb::sdk::json;
 
 constexpr const char *kProfileSchema = "perfbound.profile/1";
 constexpr const char *kLaunchSchema = "perfbound.launch/1";
+constexpr const char *kDslSchema = "perfbound.dsl_facts/1";
+
+/// Triton argument names by position, from the TTIR extractor's signature:
+/// the HIVM dump carries no names, so launch.args keyed by name reach the
+/// HIVM tier through this edge.
+void apply_signature(const json &facts, pb::hivm::AnalysisOptions &options, const std::string &origin) {
+  if (!facts.is_object() || !facts.contains("signature") || !facts["signature"].is_array()) return;
+  for (const json &arg : facts["signature"]) {
+    if (!arg.is_object() || !arg.contains("index") || !arg["index"].is_number_integer()) continue;
+    if (arg.contains("name") && arg["name"].is_string()) options.arg_names[arg["name"].get<std::string>()] = arg["index"].get<int64_t>();
+  }
+  std::string kernel;
+  if (facts.contains("kernel") && facts["kernel"].is_object() && facts["kernel"].contains("name") && facts["kernel"]["name"].is_string())
+    kernel = facts["kernel"]["name"].get<std::string>();
+  options.arg_names_source = "the TTIR signature" + (kernel.empty() ? std::string() : " of " + kernel) + " (" + origin + ")";
+}
 
 class HivmProgram : public pb::sdk::Node {
  public:
@@ -35,12 +53,21 @@ class HivmProgram : public pb::sdk::Node {
     } catch (const std::exception &e) {
       throw pb::sdk::InputError(ctx.origin("profile") + ": " + e.what());
     }
+    if (ctx.has_input("dsl")) apply_signature(ctx.json_input("dsl"), options, ctx.origin("dsl"));
     if (ctx.has_input("launch")) {
       try {
         pb::hivm::apply_launch(ctx.json_input("launch"), options);
       } catch (const std::exception &e) {
         throw pb::sdk::InputError(ctx.origin("launch") + ": " + e.what());
       }
+    }
+    // TTIR given where the HIVM dump goes: say which file is which instead
+    // of a parse error deep in the text.
+    if (const size_t tt = text.find("tt.func"); tt != std::string_view::npos && text.find("func.func") == std::string_view::npos) {
+      const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(tt), '\n');
+      throw pb::sdk::InputError(origin + ":" + std::to_string(line) +
+                                ": this is TTIR (kernel.ttir.mlir, tt.func), not a HIVM dump: give it as --set ttir=" + origin +
+                                " and the HIVM (kernel.npuir.mlir, func.func with hivm ops) as --set hivm=...");
     }
     pb::hivm::Program program;
     try {
@@ -108,7 +135,10 @@ pb::sdk::PluginSpec describe() {
        pb::sdk::input("profile", kProfileSchema, "vector.repeat_bytes, cores.aic/aiv (AIV instances per block), cube.fractal"),
        pb::sdk::optional_input("launch", kLaunchSchema,
                                "grid and Triton scalar arguments (\"%argN\"/\"N\") for dynamic sizes, trip counts and the block count; "
-                               "trips (trip-count facts by dump line) and data (index tensor contents) for loops on loaded data")},
+                               "trips (trip-count facts by dump line) and data (index tensor contents) for loops on loaded data"),
+       pb::sdk::optional_input("dsl", kDslSchema,
+                               "the TTIR extractor's facts of the same kernel: their signature names the Triton arguments, so "
+                               "launch.args and launch.data may be keyed by name")},
       {pb::sdk::output("program", pb::hivm::kProgramSchema, "the analyzed program")}));
   spec.render = render;
   spec.examples.push_back({"hivm_program",

@@ -26,7 +26,7 @@ inline pb::hivm::AnalysisOptions launch(std::vector<int64_t> grid, std::map<std:
   pb::hivm::AnalysisOptions o;
   o.have_launch = true;
   o.grid = std::move(grid);
-  o.args = std::move(args);
+  for (const auto &[key, value] : args) o.args[key] = value;
   return o;
 }
 

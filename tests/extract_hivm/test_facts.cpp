@@ -297,11 +297,19 @@ TEST_CASE("facts the IR contradicts are refused with the dump line") {
         "launch data.\"7\": @loaded_bound has no Triton argument 7 (3 positions)");
   CHECK(fact_error(loaded, with_launch(json::parse(R"({"grid":[4],"data":{"2":[1]}})"))) ==
         "launch data.\"2\": Triton argument 2 of @loaded_bound (%arg4: i32) is a scalar, not a tensor");
-  // A name cannot be matched (HIVM carries no argument names): a warning, not a fact.
-  Program named = analyze_text(loaded, with_launch(json::parse(R"({"grid":[4],"data":{"counts":[1,1,1,1]}})")));
-  bool warned = false;
-  for (const std::string &w : named.warnings) warned = warned || w.find("launch data key 'counts'") == 0;
-  CHECK(warned);
+  // A name the dump cannot resolve (no names in it, no TTIR signature given)
+  // is refused (issue 26: before, a warning and the fact silently unused),
+  // unless listed as optional.
+  CHECK(fact_error(loaded, with_launch(json::parse(R"({"grid":[4],"data":{"counts":[1,1,1,1]}})"))) ==
+        "launch data.\"counts\": names no argument of @loaded_bound: the HIVM dump carries no argument names and no TTIR "
+        "signature is wired in; key the tensor by its Triton position (\"N\"), or list it in launch.optional_args");
+  CHECK(fact_error(loaded, with_launch(json::parse(R"({"grid":[4],"data":{"counts":[1,1,1,1]},"optional_args":["counts"]})"))) == "");
+  // With the names of the TTIR signature (pipelines/bound.toml), the name is position 0.
+  AnalysisOptions by_name = with_launch(json::parse(R"({"grid":[4],"data":{"counts":[3,1,4,1]}})"));
+  by_name.arg_names["counts"] = 0;
+  by_name.arg_names_source = "a test signature";
+  json doc = document_of(loaded, by_name);
+  CHECK(doc["given_facts"][0]["key"] == "data.\"counts\"");
 }
 
 TEST_CASE("malformed facts in the launch document name the key") {
@@ -381,12 +389,12 @@ TEST_CASE("facts through the CLI: the launch table takes trips and data; a refus
   // A trips fact the given data contradicts: block 1 runs 1 iteration.
   auto clash = pbtest::run_cli({"run", pipeline, "--set", "hivm=" + dump, "--set",
                                 "launch={grid=[4], trips={\"22\"={min=2}}, data={\"0\"=[3,1,4,1]}}"});
-  CHECK(clash.code == 1);
+  CHECK(clash.code == 3);  // the input is refused: exit 3 (issue 26)
   CHECK(clash.err.find(dump + ":22:1: launch trips.\"22\": min = 2 cannot hold: the loop runs 1 times in an entry whose bounds are known (block 1)") != std::string::npos);
   auto bad = pbtest::run_cli({"run", pipeline, "--set", "hivm=" + dump, "--set", "launch={grid=[4], trips={\"23\"={min=1}}}"});
-  CHECK(bad.code == 1);
+  CHECK(bad.code == 3);
   CHECK(bad.err.find(dump + ":23:1: launch trips.\"23\": no scf.for on line 23 of the dump") != std::string::npos);
   auto unnamed = pbtest::run_cli({"run", pipeline, "--set", "hivm=" + dump, "--set", "launch={grid=[4], data={\"9\"=[1]}}"});
-  CHECK(unnamed.code == 1);
+  CHECK(unnamed.code == 3);
   CHECK(unnamed.err.find("launch data.\"9\": @loaded_bound has no Triton argument 9") != std::string::npos);
 }

@@ -90,6 +90,9 @@ std::map<std::string, std::vector<Launch>> test_launches() {
   std::map<std::string, std::vector<Launch>> m;
   m["examples/kernels/vector_add/vector_add.npuir.mlir"] = {{"n16m", vector_add}, {"n16m+1", vector_add_tail}};
   m["tests/extract_hivm/data/vector_add.generic.mlir"] = {{"n16m", vector_add}, {"n16m+1", vector_add_tail}};
+  m["examples/kernels/varlen_rows/varlen_rows.npuir.mlir"] = {
+      {"grid4.data0", j(R"({"grid":[4],"data":{"0":[0,64,192,224,480]}})")},
+      {"grid4.trips27", j(R"({"grid":[4],"trips":{"27":{"min":32}}})")}};
   m["tests/extract_hivm/data/uneven_split.npuir.mlir"] = {
       {"grid8", j(R"({"grid":[8]})")},
       {"grid8.grid_budget1", j(R"({"grid":[8]})"), 0, 1},

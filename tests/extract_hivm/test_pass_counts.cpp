@@ -52,7 +52,7 @@ AnalysisOptions grid(std::vector<int64_t> g, std::map<std::string, double> args 
   AnalysisOptions o;
   o.have_launch = true;
   o.grid = std::move(g);
-  o.args = std::move(args);
+  for (const auto &[key, value] : args) o.args[key] = value;
   return o;
 }
 

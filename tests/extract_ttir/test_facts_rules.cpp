@@ -93,12 +93,31 @@ TEST_CASE("launch arguments: by name, by \"%argN\" or \"N\"; unknown names are r
     CHECK(doc.at("launch").at("args").at("n_elements") == 16777216);
   }
   CHECK_THROWS_WITH_AS(facts(example_kernel("vector_add"), {{"grid", {8192}}, {"args", {{"n_elemnts", 1}}}}),
-                       "launch.args.n_elemnts: kernel 'add_kernel' has no argument 'n_elemnts' (arguments: x_ptr, "
-                       "y_ptr, output_ptr, n_elements; positions may be given as \"%argN\" or \"N\")",
+                       "launch.args.n_elemnts: kernel 'add_kernel' has no argument 'n_elemnts' (did you mean 'n_elements'?); "
+                       "arguments: x_ptr, y_ptr, output_ptr, n_elements; positions may be given as \"%argN\" or \"N\"; a "
+                       "key that may match nothing goes in launch.optional_args",
                        pb::sdk::InputError);
+  // Listed as optional, a key that names nothing is ignored.
+  json optional = facts(example_kernel("vector_add"),
+                        {{"grid", {8192}}, {"args", {{"n_elements", 16}, {"BLOCK", 1}}}, {"optional_args", {"BLOCK"}}});
+  CHECK(optional.at("launch").at("args").at("n_elements") == 16);
+  // Values the declared type cannot hold (issue 26): n_elements is an i32.
   CHECK_THROWS_WITH_AS(facts(example_kernel("vector_add"), {{"grid", {8192}}, {"args", {{"n_elements", 2.5}}}}),
-                       "launch.args.n_elements: argument 'n_elements' is i32, got the non-integer 2.5",
+                       "launch.args.n_elements = 2.5: argument 'n_elements' is i32, which takes an integer from -2^31 to 2^31-1",
                        pb::sdk::InputError);
+  CHECK_THROWS_WITH_AS(facts(example_kernel("vector_add"), {{"grid", {8192}}, {"args", {{"n_elements", int64_t{1} << 40}}}}),
+                       "launch.args.n_elements = 1099511627776: argument 'n_elements' is i32, which takes an integer from "
+                       "-2^31 to 2^31-1",
+                       pb::sdk::InputError);
+  CHECK_THROWS_WITH_AS(facts(example_kernel("vector_add"), {{"grid", {8192}}, {"args", {{"n_elements", true}}}}),
+                       "launch.args.n_elements = true: argument 'n_elements' is i32, which takes an integer from -2^31 to "
+                       "2^31-1",
+                       pb::sdk::InputError);
+  // A whole number written as a float is that integer; two keys of one argument must agree.
+  CHECK(facts(example_kernel("vector_add"), {{"grid", {8192}}, {"args", {{"n_elements", 16777216.0}}}})
+            .at("launch").at("args").at("n_elements") == 16777216.0);
+  CHECK_THROWS_AS(facts(example_kernel("vector_add"), {{"grid", {8192}}, {"args", {{"n_elements", 16}, {"3", 32}}}}),
+                  pb::sdk::InputError);
   CHECK_THROWS_WITH_AS(facts(example_kernel("vector_add"), {{"grid", {0}}}),
                        "launch.grid[0]: expected a positive integer, got 0", pb::sdk::InputError);
 }

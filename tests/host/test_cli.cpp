@@ -331,3 +331,36 @@ TEST_CASE("perfbound sweep: backwards and oversized ranges are refused, --max-co
   CHECK(interrupted.code == 130);
   CHECK(interrupted.err.find("perfbound sweep: sweep interrupted") != std::string::npos);
 }
+
+TEST_CASE("errors a first-hour user meets say what was given, what was expected, and what to try") {
+  // Issue 26, case by case; each is bad input: exit 3.
+  // A mistyped bundled profile: the bundled names and the nearest one (before:
+  // "not found" and no choices).
+  auto profile = run_cli({"profile", "show", "ascend_910b"});
+  CHECK(profile.code == 3);
+  CHECK(profile.err.find("hardware profile 'ascend_910b' not found; bundled profiles: ascend_910b1, ascend_910b3, ascend_950pr "
+                         "(did you mean 'ascend_910b1'?)") != std::string::npos);
+  // A mistyped pipeline path: the pipelines beside it and the nearest one.
+  auto pipeline = run_cli(concat(plugin_args({"good"}), {"run", "sum.tom"}), pipelines());
+  CHECK(pipeline.code == 3);
+  CHECK(pipeline.err.find("sum.tom: error: pipeline file does not exist; pipelines here and shipped: ") != std::string::npos);
+  CHECK(pipeline.err.find("(did you mean 'sum.toml'?)") != std::string::npos);
+}
+
+TEST_CASE("a failed run prints the nodes that did not run well, not the whole node table") {
+  // failure.toml: 'bad' throws, 'after' is skipped, 'one' and 'alone' run.
+  auto failed = run_cli(concat(plugin_args({"good", "throwing"}), {"run", "failure.toml"}), pipelines());
+  CHECK(failed.code == 1);
+  CHECK(failed.out.find("-- nodes: 2 of 4 ok (") != std::string::npos);
+  CHECK(failed.out.find("  bad  failed  perfbound_test.throwing/boom\n") != std::string::npos);
+  CHECK(failed.out.find("  after  skipped  perfbound_test.good/delay\n") != std::string::npos);
+  CHECK(failed.out.find("  one ") == std::string::npos);
+  // Every text line fits 100 columns (wrapped, not cut).
+  size_t start = 0;
+  while (start < failed.out.size()) {
+    size_t end = failed.out.find('\n', start);
+    if (end == std::string::npos) end = failed.out.size();
+    CHECK_MESSAGE(end - start <= 100, failed.out.substr(start, end - start));
+    start = end + 1;
+  }
+}

@@ -20,15 +20,15 @@ TEST_CASE("cli: the Markdown report a kernel author reads first") {
   pbtest::CliResult r = pbtest::run_cli(
       {"run", modelstest::pipeline("bound.toml"), "--set", "ttir=" + modelstest::example("vector_add.ttir.mlir"), "--set",
        "hivm=" + modelstest::example("vector_add.npuir.mlir"), "--set",
-       "launch={grid=[8192,1,1],args={n_elements=16777216,\"3\"=16777216}}", "--format", "md"});
+       "launch={grid=[8192,1,1],args={n_elements=16777216}}", "--format", "md"});
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(r.out.find("## perfbound: `add_kernel` on ascend_910b3") != std::string::npos);
   // The strict bound is the DSL grid floor (test_golden.cpp: 14.5778 us);
-  // the cold-cache HBM floors are argued.
-  CHECK(r.out.find("| **bound** | **165.343 us** (hivm tier, memory on hbm, argued; strict 14.5778 us) |") != std::string::npos);
+  // the cold-cache HBM floors are argued. Four significant digits (issue 26).
+  CHECK(r.out.find("| **bound** | **165.3 us** (hivm tier, memory on hbm, argued; strict 14.58 us) |") != std::string::npos);
   CHECK(r.out.find("| verdict | memory-bound, unit mte2") != std::string::npos);
-  CHECK(r.out.find("| T_bound_DSL | 125.829 us (memory on hbm, argued; strict 14.5778 us) |") != std::string::npos);
+  CHECK(r.out.find("| T_bound_DSL | 125.8 us (memory on hbm, argued; strict 14.58 us) |") != std::string::npos);
   // What the bound counted, in the same report.
   CHECK(r.out.find("### Coverage") != std::string::npos);
   CHECK(r.out.find("| aiv | vector | 1 / 1 | 0 | 0 | 32 / 32 repeat |") != std::string::npos);
@@ -110,4 +110,45 @@ TEST_CASE("cli: perfbound sweep prices launches and names why it prunes") {
                                            (tmp / "bad.json").string()});
   CHECK(bad.code == 3);
   CHECK(bad.err.find("bad.json[0].args.K: the kernel has no scalar argument 'K'") != std::string::npos);
+}
+
+namespace {
+
+std::vector<std::string> vector_add(const std::string &ttir, const std::string &hivm, const std::string &launch) {
+  return {"run", modelstest::pipeline("bound.toml"), "--set", "ttir=" + ttir, "--set", "hivm=" + hivm, "--set", "launch=" + launch};
+}
+
+}  // namespace
+
+TEST_CASE("cli: files swapped, a mistyped launch member: what was given, what was expected, what to try, exit 3") {
+  const std::string ttir = modelstest::example("vector_add.ttir.mlir"), hivm = modelstest::example("vector_add.npuir.mlir");
+  // The TTIR given as the HIVM dump (before: "is the dump truncated?", exit 1).
+  pbtest::CliResult ttir_as_hivm = pbtest::run_cli(vector_add(ttir, ttir, "{grid=[8192,1,1],args={n_elements=16777216}}"));
+  INFO(ttir_as_hivm.err);
+  CHECK(ttir_as_hivm.code == 3);
+  CHECK(ttir_as_hivm.err.find(ttir + ":7: this is TTIR (kernel.ttir.mlir, tt.func), not a HIVM dump: give it as --set ttir=" +
+                              ttir) != std::string::npos);
+  // The HIVM dump given as the TTIR (before: MLIR's "Dialect `func' not
+  // found" and the 1,500-character signature line echoed).
+  pbtest::CliResult hivm_as_ttir = pbtest::run_cli(vector_add(hivm, hivm, "{grid=[8192,1,1],args={\"3\"=16777216}}"));
+  INFO(hivm_as_ttir.err);
+  CHECK(hivm_as_ttir.code == 3);
+  CHECK(hivm_as_ttir.err.find(hivm + ": error: this is a HIVM dump (kernel.npuir.mlir), not TTIR (line 9: func.func with "
+                              "hivm/hacc ops and no tt.func): give it as --set hivm=" + hivm) != std::string::npos);
+  size_t start = 0;
+  while (start < hivm_as_ttir.err.size()) {  // no line of the message is a whole dump line
+    size_t end = hivm_as_ttir.err.find('\n', start);
+    if (end == std::string::npos) end = hivm_as_ttir.err.size();
+    CHECK(end - start <= 700);
+    start = end + 1;
+  }
+  // launch.gird on the command line: blamed on the command line, named as
+  // written, with the member meant (before: "/: unknown member", at the
+  // pipeline file's line).
+  pbtest::CliResult gird = pbtest::run_cli({"run", modelstest::pipeline("bound_hivm.toml"), "--set", "hivm=" + hivm, "--set",
+                                            "launch.gird=[8192]"});
+  INFO(gird.err);
+  CHECK(gird.code == 3);
+  CHECK(gird.err.find("<command line>: error: --set launch: launch: unknown member 'gird' (did you mean 'grid'?)") !=
+        std::string::npos);
 }

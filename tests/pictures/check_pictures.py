@@ -3,6 +3,7 @@
 
   check_pictures.py dom KIND FILE    KIND: report | dashboard | sweep; FILE: chromium --dump-dom output
   check_pictures.py png FILE         the screenshot is not blank
+  check_pictures.py layout FILE      what check_layout.js found in the browser (no problem listed)
 
 Exits 1 with a message naming what is missing.
 """
@@ -55,12 +56,12 @@ def check_report(dom):
             fail("waterfall: a measurement without the unexplained remainder")
     # Every finding row links its source line (a coverage finding: the
     # uncounted ops), and the link's target exists; a finding whose document
-    # names no line says so.
+    # names no IR line names its Python line, or says it has none.
     rows = re.findall(r'<tr class="finding">(.*?)</tr>', dom, re.S)
     for row in rows:
         m = re.search(r'<a class="src-link" href="#([^"]+)"', row)
         if not m:
-            if 'class="no-source' in row:
+            if 'class="no-source' in row or re.search(r'>Python [^<]+\.py:\d+', row):
                 continue
             fail("findings: a row without a source link: " + re.sub("<[^>]+>", " ", row)[:120])
         if ('id="%s"' % m.group(1)) not in dom:
@@ -144,11 +145,27 @@ def check_png(path):
     print("%s: %dx%d, %d colours, %.1f %% non-background" % (path, width, height, len(colours), 100 * ink))
 
 
+def check_layout(path):
+    import json
+    dom = open(path, encoding="utf-8").read()
+    m = re.search(r'<pre id="pb-layout-result">(.*?)</pre>', dom, re.S)
+    if not m:
+        fail("%s: the layout check did not run (no pb-layout-result)" % path)
+    text = m.group(1).replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&#39;", "'").replace("&amp;", "&")
+    result = json.loads(text)
+    where = "%s (%d px, %s)" % (path, result["width"], "dark" if result["dark"] else "light")
+    if result["problems"]:
+        fail(where + ":\n  " + "\n  ".join(result["problems"]))
+    print("%s: no clipping, overlap, low contrast or duplicated section" % where)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "dom":
         dom = open(sys.argv[3], encoding="utf-8").read()
         {"report": check_report, "dashboard": check_dashboard, "sweep": check_sweep}[sys.argv[2]](dom)
     elif sys.argv[1] == "png":
         check_png(sys.argv[2])
+    elif sys.argv[1] == "layout":
+        check_layout(sys.argv[2])
     else:
-        fail("usage: check_pictures.py dom KIND FILE | png FILE")
+        fail("usage: check_pictures.py dom KIND FILE | png FILE | layout FILE")

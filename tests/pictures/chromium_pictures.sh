@@ -8,6 +8,11 @@
 #
 #   chromium_pictures.sh PERFBOUND SOURCE_DIR WORK_DIR [SHARED_DIR]
 #
+# Each page is also checked as a reader sees it, at 1400 and 800 px and in
+# forced dark mode (check_layout.js: no clipping, no overlapping labels,
+# readable contrast, no duplicated sections), with a screenshot of each;
+# PERFBOUND_PICTURES_OUT=DIR copies those screenshots to DIR (docs/pictures).
+#
 # Exits 77 (ctest: skipped) with a message when Debian's chromium is absent.
 set -euo pipefail
 pb=$1 src=$2 work=$3 shared=${4:-}
@@ -20,20 +25,51 @@ rm -rf "$work" && mkdir -p "$work"
 check="python3 $src/tests/pictures/check_pictures.py"
 export PERFBOUND_PLUGIN_PATH=
 
+chromium() {  # chromium ARGS...: headless, no network, a fresh profile each time
+  local profile
+  profile=$(mktemp -d "$work/profile.XXXXXX")
+  timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync --user-data-dir="$profile" "$@"
+  rm -rf "$profile"
+}
+
 browse() {  # browse NAME KIND: DOM check and screenshot of $work/NAME.html
   local name=$1 kind=$2
-  timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
-    --dump-dom "file://$work/$name.html" > "$work/$name.dom.html" 2> "$work/$name.chromium.log"
+  chromium --dump-dom "file://$work/$name.html" > "$work/$name.dom.html" 2> "$work/$name.chromium.log"
   $check dom "$kind" "$work/$name.dom.html"
-  timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run --hide-scrollbars \
-    --screenshot="$work/$name.png" --window-size=1000,1400 "file://$work/$name.html" >> "$work/$name.chromium.log" 2>&1
+  chromium --hide-scrollbars --screenshot="$work/$name.png" --window-size=1000,1400 "file://$work/$name.html" \
+    >> "$work/$name.chromium.log" 2>&1
   $check png "$work/$name.png"
+  # What a reader sees: at 1400 and 800 px, and in forced dark mode (the
+  # browser's own dark setting and its automatic darkening of light pages).
+  layout "$name" 1400 light
+  layout "$name" 800 light
+  layout "$name" 1400 dark
+}
+
+layout() {  # layout NAME WIDTH light|dark: check_layout.js on a copy of the page, and a screenshot
+  local name=$1 width=$2 mode=$3 copy="$work/$1.$2.$3.html" flags=()
+  [ "$mode" = dark ] && flags=(--force-dark-mode --enable-features=WebContentsForceDark)
+  python3 - "$work/$name.html" "$src/tests/pictures/check_layout.js" "$copy" <<'PY'
+import sys
+page, script, out = sys.argv[1:]
+html = open(page, encoding="utf-8").read()
+js = open(script, encoding="utf-8").read()
+at = html.rfind("</body>")
+open(out, "w", encoding="utf-8").write(html[:at] + "<script>//<![CDATA[\n" + js + "\n//]]></script>\n" + html[at:])
+PY
+  chromium "${flags[@]}" --window-size="$width,1400" --dump-dom "file://$copy" > "$copy.dom" 2>> "$work/$name.chromium.log"
+  $check layout "$copy.dom"
+  chromium "${flags[@]}" --hide-scrollbars --window-size="$width,2000" --screenshot="$work/$name.$width.$mode.png" \
+    "file://$work/$name.html" >> "$work/$name.chromium.log" 2>&1
+  $check png "$work/$name.$width.$mode.png"
+  if [ -n "${PERFBOUND_PICTURES_OUT:-}" ]; then cp "$work/$name.$width.$mode.png" "$PERFBOUND_PICTURES_OUT/"; fi
 }
 
 k=$src/examples/kernels/vector_add
 # measured_us: the corpus median of vector_add 16M (docs/validation.md), so the waterfall has its measured end.
 "$pb" run "$src/pipelines/bound.toml" --profile ascend_910b3 --set "ttir=$k/vector_add.ttir.mlir" --set "hivm=$k/vector_add.npuir.mlir" \
-  --set 'launch={grid=[8192,1,1],args={n_elements=16777216,"3"=16777216}}' --set bound.measured_us=309.338 \
+  --set 'launch={grid=[8192,1,1],args={n_elements=16777216}}' --set bound.measured_us=309.338 \
   --out "$work/vector_add" --format json > /dev/null
 cp "$work/vector_add/report.html" "$work/vector_add.html"
 browse vector_add report

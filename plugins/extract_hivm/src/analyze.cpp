@@ -170,26 +170,34 @@ Program analyze_once(std::string_view text, const AnalysisOptions &options) {
                                : "no launch grid: the block count is the product of the grid arguments (" + which + ")";
     }
   }
-  // Launch arguments that matched nothing.
+  // Launch arguments that matched nothing: the user's mistake (a typo, a
+  // name the dump cannot resolve), refused unless listed as optional.
   for (const auto &[key, value] : options.args) {
     bool used = false;
     for (const FunctionRecord &f : prog.functions)
       for (const FunctionArg &a : f.args)
         if (a.value_source.find("\"" + key + "\"") != std::string::npos) used = true;
-    if (!used) {
-      // Name the positions, since the dump's own %argN count the hidden
-      // hacc arguments too and are not Triton positions.
-      std::string positions;
-      for (const FunctionRecord &f : prog.functions)
-        for (const FunctionArg &a : f.args)
-          if (a.triton_index && positions.find(" " + a.name + ")") == std::string::npos)
-            positions += (positions.empty() ? "" : ", ") + std::to_string(*a.triton_index) + " (" + a.role + " " +
-                         a.name + ")";
-      prog.warnings.push_back("launch argument '" + key +
-                              "' matches no HIVM argument (HIVM carries no argument names: key scalars by their "
-                              "Triton position, \"%argN\" or \"N\", which is not the dump's own %argN; positions: " +
-                              (positions.empty() ? std::string("none") : positions) + ")");
-    }
+    if (used || std::find(options.optional_args.begin(), options.optional_args.end(), key) != options.optional_args.end())
+      continue;
+    // Name the positions, since the dump's own %argN count the hidden
+    // hacc arguments too and are not Triton positions.
+    std::string positions;
+    for (const FunctionRecord &f : prog.functions)
+      for (const FunctionArg &a : f.args)
+        if (a.triton_index && positions.find(" " + a.name + ")") == std::string::npos)
+          positions += (positions.empty() ? "" : ", ") + std::to_string(*a.triton_index) + " (" + a.role + " " + a.name +
+                       (a.loc_name.empty() ? std::string() : " " + a.loc_name) + ")";
+    const bool positional = key.find_first_not_of("0123456789") == std::string::npos ||
+                            (key.rfind("%arg", 0) == 0 && key.size() > 4 &&
+                             key.find_first_not_of("0123456789", 4) == std::string::npos);
+    std::string why = positional ? "the kernel has no Triton argument at that position"
+                      : options.arg_names_source.empty()
+                          ? "the HIVM dump carries no argument names and no TTIR signature is wired in (pipelines/bound.toml "
+                            "wires one); key it by its Triton position \"N\", which is not the dump's own %argN"
+                          : "no argument has that name in " + options.arg_names_source;
+    throw FactError("launch.args.\"" + key + "\" matches no argument of the kernel: " + why + " (Triton positions: " +
+                    (positions.empty() ? std::string("none") : positions) +
+                    "); a key that may match nothing goes in launch.optional_args");
   }
   // Unmodelled ops.
   std::map<std::string, Unmodelled> unmodelled;

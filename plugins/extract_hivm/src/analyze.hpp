@@ -17,6 +17,8 @@
 #ifndef PERFBOUND_EXTRACT_HIVM_ANALYZE_HPP
 #define PERFBOUND_EXTRACT_HIVM_ANALYZE_HPP
 
+#include <cmath>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -47,6 +49,22 @@ struct DataFact {
   std::string source;  // "inline" or the .npy path
 };
 
+/// One launch argument as given (launch.args): its number, and what kind of JSON
+/// value it was, so the argument's declared type can refuse it.
+struct LaunchArgValue {
+  LaunchArgValue() = default;
+  /// A number as a JSON number would give it (an integer when whole).
+  LaunchArgValue(double v)  // NOLINT(google-explicit-constructor): a number
+      : value(v), integer(v == std::floor(v) && std::fabs(v) < 9.2e18),
+        exact(integer ? static_cast<int64_t>(v) : 0), text(integer ? std::to_string(exact) : std::to_string(v)) {}
+  double value = 0;
+  bool boolean = false;  // given as true/false
+  bool integer = false;  // given as a JSON integer (exact in `exact`)
+  int64_t exact = 0;     // the integer, when `integer` and it fits in int64
+  bool fits = true;      // false: an integer beyond int64
+  std::string text;      // as given, for messages
+};
+
 /// A launch fact that cannot be used (names no argument): the launch document's error.
 class FactError : public std::runtime_error {
  public:
@@ -62,7 +80,10 @@ struct AnalysisOptions {
   // From the launch document.
   bool have_launch = false;
   std::vector<int64_t> grid;                 // programs per axis
-  std::map<std::string, double> args;        // launch args by key ("n_elements", "%arg3", "3")
+  std::map<std::string, LaunchArgValue> args;  // launch args by key ("n_elements", "%arg3", "3")
+  std::vector<std::string> optional_args;    // launch.optional_args: keys that may match no argument
+  std::map<std::string, int64_t> arg_names;  // Triton argument names -> positions (the TTIR signature)
+  std::string arg_names_source;              // where arg_names come from ("" when no TTIR is wired in)
   std::string kernel;                        // analyze only functions whose name starts with this
   std::vector<TripFact> trips;               // user-given trip facts (launch.trips)
   std::vector<DataFact> data;                // user-given tensor contents (launch.data)

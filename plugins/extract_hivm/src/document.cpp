@@ -8,6 +8,7 @@
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
+#include <limits>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -937,9 +938,31 @@ void apply_launch(const json &launch, AnalysisOptions &options) {
     }
   if (launch.contains("args") && launch["args"].is_object())
     for (const auto &[key, v] : launch["args"].items()) {
-      if (v.is_boolean()) options.args[key] = v.get<bool>() ? 1.0 : 0.0;
-      else if (v.is_number()) options.args[key] = v.get<double>();
+      LaunchArgValue a;
+      a.text = v.dump();
+      if (v.is_boolean()) {
+        a.boolean = true;
+        a.value = v.get<bool>() ? 1.0 : 0.0;
+      } else if (v.is_number_unsigned()) {
+        const uint64_t u = v.get<uint64_t>();
+        a.integer = true;
+        a.fits = u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+        a.exact = a.fits ? static_cast<int64_t>(u) : std::numeric_limits<int64_t>::max();
+        a.value = static_cast<double>(u);
+      } else if (v.is_number_integer()) {
+        a.integer = true;
+        a.exact = v.get<int64_t>();
+        a.value = static_cast<double>(a.exact);
+      } else if (v.is_number()) {
+        a.value = v.get<double>();
+      } else {
+        throw std::invalid_argument("args." + key + ": expected a number or true/false, got " + v.dump());
+      }
+      options.args[key] = std::move(a);
     }
+  if (launch.contains("optional_args") && launch["optional_args"].is_array())
+    for (const json &k : launch["optional_args"])
+      if (k.is_string()) options.optional_args.push_back(k.get<std::string>());
   if (launch.contains("kernel") && launch["kernel"].is_string()) options.kernel = launch["kernel"].get<std::string>();
   apply_launch_facts(launch, options);
 }

@@ -363,6 +363,7 @@ struct FunctionArg {
   std::optional<int64_t> triton_index;  // position among the Triton kernel arguments
   std::optional<double> value;          // from the launch document
   std::string value_source;             // which launch key gave it
+  std::string loc_name;                 // the Triton name its location carries (loc("n_elements"...)), if any
 };
 
 struct LoopRecord {

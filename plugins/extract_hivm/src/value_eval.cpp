@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 
 namespace pb::hivm::analysis {
 
@@ -226,6 +227,54 @@ Eval ValueEvaluator::eval_load(const Value &v) {
   return out;
 }
 
+/// Whether launch key `key` names the Triton argument at `position` whose
+/// location carries `loc_name`: "%argP", "P", or a name (the TTIR
+/// signature's, else the location's).
+bool ValueEvaluator::names_position(const std::string &key, int64_t position, const std::string &loc_name) const {
+  if (key == std::to_string(position) || key == "%arg" + std::to_string(position)) return true;
+  if (!loc_name.empty() && key == loc_name) return true;
+  auto it = ir_.opts.arg_names.find(key);
+  return it != ir_.opts.arg_names.end() && it->second == position;
+}
+
+/// Refuses a launch value the argument's declared type cannot hold: a
+/// non-integer or out-of-range number for an integer type, true/false for
+/// anything but i1, a non-finite or out-of-range number for a float type.
+void ValueEvaluator::check_launch_value(const std::string &key, const LaunchArgValue &given, const std::string &type) {
+  auto refuse = [&](const std::string &expected) {
+    throw FactError("launch.args.\"" + key + "\" = " + given.text + ": the argument is " + type + ", which takes " + expected);
+  };
+  if (type == "i1") {
+    if (!given.boolean && !(given.integer && (given.exact == 0 || given.exact == 1))) refuse("true, false, 0 or 1");
+    return;
+  }
+  int bits = 0;
+  if (type == "index" || type == "i64" || type == "si64") bits = 64;
+  else if (type == "i32" || type == "si32") bits = 32;
+  else if (type == "i16" || type == "si16") bits = 16;
+  else if (type == "i8" || type == "si8") bits = 8;
+  if (bits > 0) {
+    const std::string range = bits == 64 ? std::string("-2^63 to 2^63-1")
+                                         : "-2^" + std::to_string(bits - 1) + " to 2^" + std::to_string(bits - 1) + "-1";
+    // A whole number written as a float (TOML 16777216.0) is that integer.
+    const bool whole = given.integer || (!given.boolean && std::isfinite(given.value) &&
+                                         given.value == std::floor(given.value) && std::fabs(given.value) < 9.2e18);
+    if (given.boolean || !whole || !given.fits) refuse("an integer from " + range);
+    const int64_t exact = given.integer ? given.exact : static_cast<int64_t>(given.value);
+    if (exact < (bits == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t{1} << (bits - 1))) ||
+        exact > (bits == 64 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << (bits - 1)) - 1))
+      refuse("an integer from " + range);
+    return;
+  }
+  double max = 0;
+  if (type == "f64") max = std::numeric_limits<double>::max();
+  else if (type == "f32") max = std::numeric_limits<float>::max();
+  else if (type == "f16") max = 65504.0;
+  else if (type == "bf16") max = 3.3895313892515355e38;
+  if (max > 0 && (given.boolean || !std::isfinite(given.value) || std::fabs(given.value) > max))
+    refuse("a finite number of magnitude at most " + std::string(type == "f16" ? "65504" : type == "f32" ? "3.4e38" : type == "bf16" ? "3.39e38" : "1.8e308"));
+}
+
 void ValueEvaluator::bind_launch() {
   FunctionRecord &fr = ir_.prog.functions[ir_.fn_index];
   // Grid arguments: the factors of the value annotated {logical_block_num}.
@@ -262,13 +311,24 @@ void ValueEvaluator::bind_launch() {
         a.role.substr(0, 5) == "grid_")
       continue;
     a.triton_index = triton++;
-    for (const std::string &key : {"%arg" + std::to_string(*a.triton_index), std::to_string(*a.triton_index)}) {
-      auto it = ir_.opts.args.find(key);
-      if (it == ir_.opts.args.end()) continue;
-      a.value = it->second;
-      a.value_source = "launch.args[\"" + key + "\"]";
-      if (std::floor(it->second) == it->second) launch.arg_launch[idx] = static_cast<int64_t>(it->second);
-      break;
+    // Every key that names this position: "%argP", "P", its Triton name (the
+    // TTIR signature's, or the name its own location carries). Two keys for
+    // one argument must agree.
+    std::string first_key;
+    for (const auto &[key, given] : ir_.opts.args) {
+      if (!names_position(key, *a.triton_index, a.loc_name)) continue;
+      const bool scalar = ir_.values[ir_.arg_values[idx]].type.kind != Type::Kind::Memref;
+      if (scalar) check_launch_value(key, given, a.type);
+      if (!first_key.empty() && a.value && *a.value != given.value)
+        throw FactError("launch.args: \"" + first_key + "\" = " + ir_.opts.args.at(first_key).text + " and \"" + key +
+                        "\" = " + given.text + " both give Triton argument " + std::to_string(*a.triton_index) + " (" +
+                        a.name + ": " + a.type + " of " + fr.name + "); give it once");
+      a.value = given.value;
+      a.value_source += (first_key.empty() ? "" : ", ") + std::string("launch.args[\"") + key + "\"]";
+      if (first_key.empty()) first_key = key;
+      if (scalar && (given.integer || given.boolean ||
+                     (given.value == std::floor(given.value) && std::fabs(given.value) < 9.2e18)))
+        launch.arg_launch[idx] = given.integer ? given.exact : static_cast<int64_t>(given.value);
     }
   }
   // Tensor contents the user gave, by Triton position.
@@ -282,22 +342,31 @@ void ValueEvaluator::bind_launch() {
     launch.data_range.push_back(range);
     std::string_view key = d.key;
     if (key.substr(0, 4) == "%arg") key.remove_prefix(4);
-    auto position = parse_int(key);
-    if (!position || key.empty() || key[0] == '-') {
-      std::string warning = "launch data key '" + d.key +
-                            "' is not a Triton position: HIVM carries no argument names, so it is not used here "
-                            "(key tensors by position, \"N\" or \"%argN\")";
-      if (std::find(ir_.prog.warnings.begin(), ir_.prog.warnings.end(), warning) == ir_.prog.warnings.end())
-        ir_.prog.warnings.push_back(warning);
-      continue;
+    int64_t at = -1;
+    if (auto parsed = parse_int(key); parsed && !key.empty() && key[0] != '-') at = *parsed;
+    if (at < 0) {
+      // A name: the TTIR signature's, or one an argument's location carries.
+      if (auto it = ir_.opts.arg_names.find(d.key); it != ir_.opts.arg_names.end()) at = it->second;
+      for (const FunctionArg &a : fr.args)
+        if (at < 0 && a.triton_index && !a.loc_name.empty() && a.loc_name == d.key) at = *a.triton_index;
+      if (at < 0) {
+        if (std::find(ir_.opts.optional_args.begin(), ir_.opts.optional_args.end(), d.key) != ir_.opts.optional_args.end())
+          continue;
+        throw FactError("launch data.\"" + d.key + "\": names no argument of " + fr.name +
+                        (ir_.opts.arg_names_source.empty()
+                             ? std::string(": the HIVM dump carries no argument names and no TTIR signature is wired in; key "
+                                           "the tensor by its Triton position (\"N\")")
+                             : " (" + ir_.opts.arg_names_source + ")") +
+                        ", or list it in launch.optional_args");
+      }
     }
     size_t idx = 0;
-    while (idx < fr.args.size() && fr.args[idx].triton_index != *position) ++idx;
+    while (idx < fr.args.size() && fr.args[idx].triton_index != at) ++idx;
     if (idx == fr.args.size())
-      throw FactError("launch data.\"" + d.key + "\": " + fr.name + " has no Triton argument " + std::to_string(*position) +
+      throw FactError("launch data.\"" + d.key + "\": " + fr.name + " has no Triton argument " + std::to_string(at) +
                       " (" + std::to_string(triton) + " positions)");
     if (ir_.values[ir_.arg_values[idx]].type.kind != Type::Kind::Memref)
-      throw FactError("launch data.\"" + d.key + "\": Triton argument " + std::to_string(*position) + " of " + fr.name +
+      throw FactError("launch data.\"" + d.key + "\": Triton argument " + std::to_string(at) + " of " + fr.name +
                       " (" + fr.args[idx].name + ": " + fr.args[idx].type + ") is a scalar, not a tensor");
     launch.arg_data[idx] = static_cast<int32_t>(f);
   }

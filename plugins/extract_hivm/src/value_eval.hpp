@@ -76,6 +76,8 @@ class ValueEvaluator {
   Eval eval_uncached(ValueId v);
   Interval arg_value(uint32_t index, uint8_t &taint);
   Eval eval_load(const Value &v);
+  bool names_position(const std::string &key, int64_t position, const std::string &loc_name) const;
+  static void check_launch_value(const std::string &key, const LaunchArgValue &given, const std::string &type);
 
   FunctionIr &ir_;
   uint32_t gen_ = 1;

@@ -1,6 +1,7 @@
 //===- walk.cpp - one pass over a function's regions, blocks and ops ------===//
 #include "walk.hpp"
 
+#include "lexer.hpp"
 #include "op_syntax.hpp"
 
 namespace pb::hivm::analysis {
@@ -24,6 +25,25 @@ size_t ops_in(const Region &region) {
     }
   }
   return ops;
+}
+
+/// The name a location gives (MLIR's NameLoc, `loc("n_elements"(#loc))` or
+/// `loc("n_elements")`, directly or through a `#locN` alias): the Triton
+/// argument name a signature argument carries. Empty for a file location
+/// (`loc("k.py":3:0)`) or none.
+std::string loc_name(TokSpan s, const AliasMap &aliases, int depth = 0) {
+  if (depth > 6 || s.size() < 3 || s[0].kind != Tok::BareId || s[0].text() != "loc" || s[1].kind != Tok::LParen) return {};
+  if (s[2].kind == Tok::String && (s.size() < 4 || s[3].kind != Tok::Colon))
+    return std::string(s[2].text().substr(1, s[2].text().size() - 2));
+  if (s[2].kind == Tok::HashId) {
+    auto it = aliases.find(s[2].text());
+    if (it == aliases.end()) return {};
+    Lexer lex(it->second);
+    std::vector<Token> toks;
+    for (Token t = lex.next(); t.kind != Tok::Eof && toks.size() < 64; t = lex.next()) toks.push_back(t);
+    return loc_name({toks.data(), toks.data() + toks.size()}, aliases, depth + 1);
+  }
+  return {};
 }
 
 }  // namespace
@@ -288,6 +308,7 @@ void FunctionWalker::walk_function(const Op &func, const FunctionContext &fctx) 
   TokSpan attrs;
   std::vector<BlockArg> sig_args;
   std::vector<TokSpan> arg_attrs;
+  std::vector<std::string> arg_loc_names;
   if (func.generic) {
     GenericParts g = generic_parts(func);
     if (auto name = named_attr(g.props, "sym_name")) fr.name = "@" + std::string((*name)[0].text().substr(1, (*name)[0].text().size() - 2));
@@ -308,6 +329,9 @@ void FunctionWalker::walk_function(const Op &func, const FunctionContext &fctx) 
           a.line = entry[0].line;
           TokSpan type = entry.from(2);
           TokSpan attr;
+          // `%arg6: i32 {attrs} loc("n_elements")`: the location follows the attributes.
+          std::string name_loc;
+          if (auto loc = find_loc(type)) name_loc = loc_name(type.from(*loc), ir_.aliases);
           if (auto brace = find_top(type, Tok::LBrace)) {
             if (auto ag = group_at(type, *brace)) attr = ag->first;
             type = type.sub(0, *brace);
@@ -316,6 +340,7 @@ void FunctionWalker::walk_function(const Op &func, const FunctionContext &fctx) 
           a.type = type.text();
           sig_args.push_back(a);
           arg_attrs.push_back(attr);
+          arg_loc_names.push_back(std::move(name_loc));
         }
       }
     if (auto kw = find_word(s, "attributes"))
@@ -355,6 +380,7 @@ void FunctionWalker::walk_function(const Op &func, const FunctionContext &fctx) 
     FunctionArg fa;
     fa.name = std::string(sig_args[idx].name);
     fa.type = std::string(sig_args[idx].type);
+    if (idx < arg_loc_names.size()) fa.loc_name = arg_loc_names[idx];
     Value v;
     v.kind = VKind::Arg;
     v.c = static_cast<int64_t>(idx);

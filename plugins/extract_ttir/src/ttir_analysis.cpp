@@ -347,9 +347,14 @@ std::optional<std::string> parse_section(mlir::MLIRContext &context, const std::
     std::string message = diag_stream.str();
     while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
     if (message.empty()) message = origin + ":" + std::to_string(first_line) + ": error: the TTIR does not parse";
+    message = shorten_lines(message);
     if (auto marker = legacy_marker(text))
       message = origin + ": error: pre-3.0 TTIR is not supported (" + *marker +
                 "); re-dump the kernel with Triton 3.0 or newer\n" + message;
+    else if (auto hivm = hivm_marker(text))
+      message = origin + ": error: this is a HIVM dump (kernel.npuir.mlir), not TTIR (" + *hivm +
+                "): give it as --set hivm=" + origin + " and the TTIR (kernel.ttir.mlir, tt.func) as --set ttir=...\n" +
+                message;
     return message;
   }
   // What MLIR's scf.for verifier checks only for `index` constants: a

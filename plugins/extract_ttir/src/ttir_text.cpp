@@ -34,6 +34,33 @@ std::optional<std::string> legacy_marker(std::string_view text) {
   return std::nullopt;
 }
 
+std::optional<std::string> hivm_marker(std::string_view text) {
+  if (text.find("tt.func") != std::string_view::npos) return std::nullopt;
+  const size_t func = text.find("func.func");
+  if (func == std::string_view::npos) return std::nullopt;
+  if (text.find("hivm.") == std::string_view::npos && text.find("hacc.") == std::string_view::npos) return std::nullopt;
+  return "line " + std::to_string(count_lines_before(text, func)) + ": func.func with hivm/hacc ops and no tt.func";
+}
+
+std::string shorten_lines(const std::string &message, size_t width) {
+  std::string out;
+  size_t start = 0;
+  while (start <= message.size()) {
+    size_t end = message.find('\n', start);
+    if (end == std::string::npos) end = message.size();
+    std::string_view line(message.data() + start, end - start);
+    if (line.size() > width) {
+      out.append(line.substr(0, width - 4));
+      out += " ...";
+    } else {
+      out.append(line);
+    }
+    if (end < message.size()) out.push_back('\n');
+    start = end + 1;
+  }
+  return out;
+}
+
 int count_lines_before(std::string_view text, size_t offset) {
   return static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(offset), '\n')) + 1;
 }

@@ -22,6 +22,16 @@ namespace perfbound::ttir {
 /// address space 1), `allowTF32`, or `tt.splat %x : (T) -> ...`.
 std::optional<std::string> legacy_marker(std::string_view text);
 
+/// When the text is a HIVM dump (kernel.npuir.mlir: `func.func` with
+/// `hivm.`/`hacc.` ops and no `tt.func`), where it shows: "line 6:
+/// func.func @add_kernel with hivm ops". The extractor says so instead of
+/// MLIR's "dialect not found".
+std::optional<std::string> hivm_marker(std::string_view text);
+
+/// An MLIR diagnostic with every line cut to `width` characters (MLIR
+/// echoes the whole source line, which in a dump may be 10 kB long).
+std::string shorten_lines(const std::string &message, size_t width = 200);
+
 /// The 1-based line of byte `offset`.
 int count_lines_before(std::string_view text, size_t offset);
 

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "formulas.hpp"
+#include "render_numbers.hpp"
 #include "terms.hpp"
 
 namespace pb::models {
@@ -187,6 +188,51 @@ json source_of(const std::string &file, int line, const std::string &loc) {
   return s;
 }
 
+/// "01-vector-add.py:50" of a DSL source {file, line}.
+std::string python_place(const json &source) {
+  if (!source.is_object() || !source.contains("line") || !source["line"].is_number()) return "";
+  std::string file = source.value("file", std::string());
+  const size_t slash = file.find_last_of('/');
+  if (slash != std::string::npos) file = file.substr(slash + 1);
+  return file + ":" + std::to_string(source["line"].get<int64_t>());
+}
+
+/// The Python accesses (DSL facts) of Triton argument `arg`, loads or
+/// stores: "01-vector-add.py:50 (x)". Empty without DSL facts.
+std::vector<std::string> python_accesses(const json *dsl, int arg, bool write) {
+  std::vector<std::string> out;
+  if (dsl == nullptr || arg < 0 || !dsl->contains("accesses") || !(*dsl)["accesses"].is_array()) return out;
+  for (const json &a : (*dsl)["accesses"]) {
+    if (!a.is_object() || !a.contains("arg") || !a["arg"].is_number_integer() || a["arg"].get<int>() != arg) continue;
+    const std::string op = a.value("op", std::string());
+    if ((op == "tt.store" || op.find("atomic") != std::string::npos) != write) continue;
+    std::string place = python_place(a.value("source", json()));
+    if (place.empty()) continue;
+    const json &source = a["source"];
+    if (source.contains("name") && source["name"].is_string()) place += " (" + source["name"].get<std::string>() + ")";
+    if (std::find(out.begin(), out.end(), place) == out.end()) out.push_back(place);
+  }
+  return out;
+}
+
+/// The tile a program covers along its grid axis, from a DSL access whose
+/// offset is "K*pid_x + i0": K and that access's Python line. {0, ""} when
+/// no access says.
+std::pair<double, std::string> python_tile(const json *dsl) {
+  if (dsl == nullptr || !dsl->contains("accesses") || !(*dsl)["accesses"].is_array()) return {0, ""};
+  for (const json &a : (*dsl)["accesses"]) {
+    if (!a.is_object() || !a.contains("offset") || !a["offset"].is_string()) continue;
+    const std::string offset = a["offset"].get<std::string>();
+    const size_t star = offset.find("*pid_x");
+    if (star == std::string::npos || star == 0) continue;
+    char *end = nullptr;
+    const double k = std::strtod(offset.c_str(), &end);
+    if (end != offset.c_str() + star || !(k > 0)) continue;
+    return {k, python_place(a.value("source", json()))};
+  }
+  return {0, ""};
+}
+
 const Term *find_term(const std::vector<Term> &terms, const std::string &name, const std::string &tier) {
   for (const Term &t : terms)
     if (t.name == name && t.tier == tier) return &t;
@@ -244,17 +290,26 @@ void grid_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Finding> &
   std::string kind = s.value("slot_kind", std::string("core"));
   double lower = std::floor(blocks / slots) * slots, upper = std::ceil(blocks / slots) * slots;
   if (blocks < slots) {
-    f.title = "the grid has " + u::format_number(blocks) + " blocks for " + u::format_number(slots) + " " + kind +
-              " slots: " + u::format_number(slots - blocks) + " cores stay idle";
-    f.action = "split the work into at least " + u::format_number(slots) + " blocks (a multiple of " +
-               u::format_number(slots) + ")";
+    f.title = "the grid has " + fmt::count(blocks) + " blocks for " + fmt::count(slots) + " " + kind +
+              " slots: " + fmt::count(slots - blocks) + " cores stay idle";
+    f.action = "split the work into at least " + fmt::count(slots) + " blocks (a multiple of " +
+               fmt::count(slots) + ")";
   } else {
-    f.title = u::format_number(blocks) + " blocks on " + u::format_number(slots) + " " + kind + " slots run " +
-              u::format_number(waves) + " waves; the last has " + u::format_number(tail) + " block(s) (occupancy " +
-              u::format_number(std::round(occupancy * 1000) / 10) + " %)";
-    f.action = "choose a grid that is a multiple of " + u::format_number(slots) + " (e.g. " + u::format_number(lower) +
-               " or " + u::format_number(upper) + " blocks, adjusting the block size), or a persistent kernel with " +
-               u::format_number(slots) + " programs";
+    f.title = fmt::count(blocks) + " blocks on " + fmt::count(slots) + " " + kind + " slots run " +
+              fmt::count(waves) + " waves; the last has " + fmt::count(tail) + " block(s) (occupancy " +
+              fmt::sig4(std::round(occupancy * 1000) / 10) + " %)";
+    f.action = "choose a grid that is a multiple of " + fmt::count(slots) + " (e.g. " + fmt::count(lower) +
+               " or " + fmt::count(upper) + " blocks, adjusting the block size), or a persistent kernel with " +
+               fmt::count(slots) + " programs";
+  }
+  // The Python the grid comes from: the tile each program covers.
+  if (auto [tile, place] = python_tile(ctx.in.dsl); tile > 0 && !place.empty()) {
+    f.action += "; each program covers a tile of " + fmt::count(tile) + " elements (" + place +
+                "): the block-size constexpr of that tile sets the grid";
+    f.source = json::object();
+    f.source["file"] = ctx.in.hivm != nullptr ? json(ctx.in.hivm->origin) : json(ctx.in.dsl_origin);
+    f.source["line"] = nullptr;
+    f.source["python"] = place;
   }
   f.evidence = gap.evidence;
   findings.push_back(std::move(f));
@@ -307,7 +362,7 @@ void placement_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Findi
     f.id = "gap1.fallback." + std::to_string(loop.line);
     f.category = "placement";
     f.title = "scalar fallback: element loop at line " + std::to_string(loop.line) + " runs " +
-              u::format_number(executions) + " scalar ops per block on " + loop.core + " (" + main_cause + ")";
+              fmt::count(executions) + " scalar ops per block on " + loop.core + " (" + main_cause + ")";
     f.action = "keep this access on the vector/DMA units: load the tile with a (strided) DMA and do the arithmetic on "
                "vectors; avoid per-element gathers, i64/index arithmetic and masks that force scalar code";
     f.gain = gain;
@@ -345,6 +400,7 @@ void coalescing_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Find
     std::string path;
     double packet = 0, transfer = 0, eta = 1, bytes = 0, loss = 0;
     std::vector<int> lines;
+    std::vector<std::string> python;  // the Python accesses of the transfers' arguments
   };
   std::vector<Group> groups;
   for (const Transfer &t : view->transfers) {
@@ -374,6 +430,8 @@ void coalescing_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Find
     it->bytes += bytes;
     it->loss += loss;
     it->lines.push_back(t.line);
+    for (const std::string &place : python_accesses(ctx.in.dsl, t.triton_arg, t.write))
+      if (std::find(it->python.begin(), it->python.end(), place) == it->python.end()) it->python.push_back(place);
   }
   for (const Group &g : groups) {
     if (g.loss <= 0) continue;
@@ -383,8 +441,8 @@ void coalescing_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Find
     f.id = "gap2." + g.path + "." + u::format_number(g.packet);
     f.category = "coalescing";
     f.title = g.path + " DMAs (line" + (lines.size() > 1 ? "s " : " ") + join(lines, ", ") + ") move " +
-              u::format_number(g.packet) + "-byte packets (" + u::format_number(g.transfer) +
-              " B per transfer): " + u::format_number(std::round(g.eta * 1000) / 10) + " % of the peak rate";
+              fmt::count(g.packet) + "-byte packets (" + fmt::count(g.transfer) +
+              " B per transfer): " + fmt::sig4(std::round(g.eta * 1000) / 10) + " % of the peak rate";
     f.action = g.packet < g.transfer
                    ? "make the GM side contiguous (transpose the layout or the loop order) so each row is one packet"
                    : "move larger tiles per transfer (>= 16 KiB reaches 94 % of the peak)";
@@ -392,7 +450,14 @@ void coalescing_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Find
     f.basis = gap.basis;
     f.evidence.push_back({{"path", g.path}, {"packet_bytes", g.packet}, {"transfer_bytes", g.transfer}, {"eta", g.eta},
                           {"grid_bytes", g.bytes}, {"lines", g.lines}});
-    f.source = source_of(view->origin, g.lines.front(), "");
+    f.source = source_of(view->origin, g.lines.front(), join(g.python, ", "));
+    if (!g.python.empty() && g.packet >= g.transfer) {
+      // One DMA per tile: the tile size in the Python is what to change.
+      auto [tile, place] = python_tile(ctx.in.dsl);
+      f.action = "move larger tiles per transfer (>= 16 KiB reaches 94 % of the peak): the DMA is the tile of " +
+                 join(g.python, ", ") + (tile > 0 ? " (" + fmt::count(tile) + " elements per program)" : std::string()) +
+                 "; raise that tile's block-size constexpr";
+    }
     findings.push_back(std::move(f));
   }
   gap.seconds = total;
@@ -424,7 +489,7 @@ void serialization_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<F
     Finding f;
     f.id = "gap3.barrier." + b.core + "." + b.pipe + "." + b.kind;
     f.category = "serialization";
-    f.title = u::format_number(b.executions.uniform) + " " + b.kind + " pipe_barrier[PIPE_" + b.pipe + "] per block on " +
+    f.title = fmt::count(b.executions.uniform) + " " + b.kind + " pipe_barrier[PIPE_" + b.pipe + "] per block on " +
               b.core + " (line" + (b.lines.size() > 1 ? "s " : " ") + join([&] {
                 std::vector<std::string> l;
                 for (int x : b.lines) l.push_back(std::to_string(x));
@@ -469,7 +534,7 @@ void intra_unit_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Find
       Finding f;
       f.id = "gap4.masked." + core;
       f.category = "intra_unit";
-      f.title = u::format_number(wasted.uniform) + " vector repeats per block on " + core + " are spent on masked lanes";
+      f.title = fmt::count(wasted.uniform) + " vector repeats per block on " + core + " are spent on masked lanes";
       f.action = "size tiles to whole 256-byte repeats (multiples of 64 f32 / 128 f16 elements per row)";
       f.gain = seconds;
       f.basis = gap.basis;
@@ -573,7 +638,15 @@ std::vector<const CoverageRow *> relevant_rows(const HivmView &view, const std::
 struct CoverageSummary {
   int present = 0, counted = 0, given = 0;
   std::string label;  // "MTE2 ops", "ops on aiv"
+  // Work per block on the rows (one unit only: else unknown).
+  double work_present = 0, work_counted = 0;
+  bool work_known = true;
+  std::string unit;   // B, FLOP, repeat, instruction
   [[nodiscard]] double share() const { return present > 0 ? double(counted) / present : 1.0; }
+  [[nodiscard]] bool has_work() const { return work_known && work_present > 0; }
+  [[nodiscard]] double work_share() const { return has_work() ? std::min(1.0, work_counted / work_present) : 1.0; }
+  /// The lower of the two: a bound that counts most ops but little of the work is partial.
+  [[nodiscard]] double lowest() const { return std::min(share(), work_share()); }
 };
 
 CoverageSummary summarise(const std::vector<const CoverageRow *> &rows, const std::string &label) {
@@ -583,8 +656,20 @@ CoverageSummary summarise(const std::vector<const CoverageRow *> &rows, const st
     s.present += r->ops_present;
     s.counted += r->ops_counted;
     s.given += r->ops_given;
+    if (r->ops_present == 0 && r->ops_counted == 0) continue;
+    if (s.unit.empty()) s.unit = r->unit;
+    if (!r->present_known || r->unit != s.unit) s.work_known = false;
+    s.work_present += r->present;
+    s.work_counted += r->counted;
   }
   return s;
+}
+
+/// "136,629 of 267,701 instructions per block on aiv (51 %)".
+std::string work_phrase(const CoverageSummary &s, const std::string &core) {
+  const std::string unit = s.unit == "B" ? "bytes" : s.unit == "instruction" ? "instructions" : s.unit == "repeat" ? "vector repeats" : s.unit;
+  return fmt::count(s.work_counted) + " of " + fmt::count(s.work_present) + " " + unit + " per block" +
+         (core.empty() ? std::string() : " on " + core) + " (" + fmt::percent(s.work_share()) + ")";
 }
 
 std::string upper(std::string text) {
@@ -595,9 +680,10 @@ std::string upper(std::string text) {
 /// "the bound counts 2 of 14 MTE2 ops: 12 are in the loop at line 288 whose
 /// trip count is unknown (give trips."288")".
 std::string coverage_sentence(const CoverageSummary &sum, const HivmView &view,
-                              const std::vector<const CoverageRow *> &rows, std::string &hint) {
-  std::string out = "the bound counts " + std::to_string(sum.counted) + " of " + std::to_string(sum.present) + " " +
-                    sum.label;
+                              const std::vector<const CoverageRow *> &rows, std::string &hint, const std::string &core = "") {
+  std::string out = "the bound counts " +
+                    (sum.has_work() && sum.work_share() < 1.0 ? work_phrase(sum, core) + " and " : std::string()) +
+                    fmt::count(sum.counted) + " of " + fmt::count(sum.present) + " " + sum.label;
   int missing = sum.present - sum.counted;
   if (missing <= 0) return out;
   // Causes weighed by the instructions their ops would issue (best
@@ -675,13 +761,21 @@ json coverage_json(const CombineInputs &in, const Limit *chosen, std::string &wa
       CoverageSummary binding = summarise(relevant, label);
       // The sentence speaks of the binding unit's ops, or of the kernel's
       // ops as a whole when the bound leaves out most of the kernel.
-      const bool use_binding = binding.share() < kCoverageWarning || all.share() >= kMostOfTheKernel;
+      const bool use_binding = binding.lowest() < kCoverageWarning || all.share() >= kMostOfTheKernel;
       std::string sentence = coverage_sentence(use_binding ? binding : all, view,
-                                               use_binding ? relevant : relevant_rows(view, "", ""), hint);
-      hivm["binding"] = {{"core", core.empty() ? json(nullptr) : json(core)}, {"component", component},
-                         {"ops_present", binding.present}, {"ops_counted", binding.counted}, {"share", binding.share()},
-                         {"sentence", sentence}};
-      if (binding.share() < kCoverageWarning || all.share() < kMostOfTheKernel) warning = sentence;
+                                               use_binding ? relevant : relevant_rows(view, "", ""), hint,
+                                               use_binding ? core : std::string());
+      json b = {{"core", core.empty() ? json(nullptr) : json(core)}, {"component", component},
+                {"ops_present", binding.present}, {"ops_counted", binding.counted}, {"share", binding.share()},
+                {"sentence", sentence}};
+      // The headline share: of the binding unit's work where it is known
+      // (what the bound's time is made of), else of its ops.
+      b["unit"] = binding.unit.empty() ? json(nullptr) : json(binding.unit);
+      b["work_present_per_block"] = binding.has_work() ? json(binding.work_present) : json(nullptr);
+      b["work_counted_per_block"] = binding.has_work() ? json(binding.work_counted) : json(nullptr);
+      b["work_share"] = binding.has_work() ? json(binding.work_share()) : json(nullptr);
+      hivm["binding"] = std::move(b);
+      if (binding.lowest() < kCoverageWarning || all.share() < kMostOfTheKernel) warning = sentence;
     }
     out["hivm"] = std::move(hivm);
   }
@@ -692,6 +786,43 @@ json coverage_json(const CombineInputs &in, const Limit *chosen, std::string &wa
     out["dsl"] = std::move(dsl);
   }
   out["warning"] = warning.empty() ? json(nullptr) : json(warning);
+  return out;
+}
+
+/// The launch arguments not given that a tier needed: the TTIR's
+/// launch.missing_args (by name) and the HIVM dump's scalar arguments
+/// without a value (by position, named through the TTIR signature when
+/// there is one). [{key, position, tiers}].
+json missing_args_json(const CombineInputs &in) {
+  json out = json::array();
+  std::map<int64_t, std::string> name_of;
+  if (in.dsl != nullptr && in.dsl->contains("signature") && (*in.dsl)["signature"].is_array())
+    for (const json &a : (*in.dsl)["signature"])
+      if (a.is_object() && a.contains("index") && a["index"].is_number_integer() && a.contains("key") && a["key"].is_string())
+        name_of[a["index"].get<int64_t>()] = a["key"].get<std::string>();
+  auto add = [&](const std::string &key, const json &position, const char *tier) {
+    for (json &m : out)
+      if (m["key"] == key) {
+        m["tiers"].push_back(tier);
+        return;
+      }
+    out.push_back({{"key", key}, {"position", position}, {"tiers", json::array({tier})}});
+  };
+  if (in.dsl != nullptr && in.dsl->contains("launch") && (*in.dsl)["launch"].is_object() &&
+      (*in.dsl)["launch"].contains("missing_args") && (*in.dsl)["launch"]["missing_args"].is_array())
+    for (const json &name : (*in.dsl)["launch"]["missing_args"]) {
+      if (!name.is_string()) continue;
+      json position = nullptr;
+      for (const auto &[index, key] : name_of)
+        if (key == name.get<std::string>()) position = index;
+      add(name.get<std::string>(), position, "dsl");
+    }
+  if (in.hivm != nullptr)
+    for (const HivmView::MissingArg &m : in.hivm->missing_args) {
+      const int64_t position = std::stoll(m.position);
+      auto it = name_of.find(position);
+      add(it != name_of.end() ? it->second : "\"" + m.position + "\"", position, "hivm");
+    }
   return out;
 }
 
@@ -743,6 +874,9 @@ json combine(CombineInputs in, const CombineOptions &options) {
     strict["binding_term"] = strict_from.strict_binding_term;
     strict["binding_component"] = strict_from.strict_binding_component;
     bound["strict"] = std::move(strict);
+    // A bound that rests on the user's facts is the given bound (the
+    // pictures draw the step from the strict bound to it).
+    if (chosen->assurance == Assurance::Given) bound["given"] = chosen->value.to_json();
   } else {
     bound = Time::unknown(hivm.present || dsl.present ? "no limit could be computed: " +
                                                             (hivm.present ? hivm.value.reason : dsl.value.reason)
@@ -822,14 +956,25 @@ json combine(CombineInputs in, const CombineOptions &options) {
     if (!chosen->additive_terms.empty())
       why += ", including " + human_seconds(chosen->additive_seconds) + " of irreducible serialization on that unit";
     if (options.measured_seconds && *options.measured_seconds > 0) {
-      double utilisation = *chosen->value.seconds / *options.measured_seconds;
-      why += "; bound / measured = " + u::format_number(std::round(utilisation * 1000) / 10) + " %";
-      if (utilisation < 0.8) {
-        cls = "latency-bound";
-        why += " < 80 %: the binding unit would be busy less than 80 % of the measured time (msprof's Latency Bound rule)";
-      }
+      // The ratio says how loose the bound is, not what the kernel is bound
+      // by: the class stays the binding unit's (docs/model.md §6).
+      double ratio = *chosen->value.seconds / *options.measured_seconds;
+      why += "; the bound is " + fmt::percent(ratio) + " of the measured " + fmt::seconds(*options.measured_seconds);
+      if (ratio < 0.8)
+        why += ": the rest is time this bound does not model (latency, other units, uncounted work); see the attribution";
+    }
+    // Launch arguments a count depends on and the launch did not give: the
+    // work they define is not counted in that tier, whichever tier binds.
+    json missing = missing_args_json(in);
+    if (!missing.empty()) {
+      std::string names;
+      for (const json &m : missing) names += (names.empty() ? "" : ", ") + m["key"].get<std::string>();
+      why += "; launch argument" + std::string(missing.size() == 1 ? " " : "s ") + names +
+             " not given: the work that depends on " + (missing.size() == 1 ? "it" : "them") +
+             " is not counted (give args." + missing.front()["key"].get<std::string>() + ")";
     }
     verdict = {{"class", cls ? json(*cls) : json(nullptr)}, {"unit", unit}, {"why", why}};
+    if (!missing.empty()) verdict["missing_args"] = std::move(missing);
     if (!coverage_warning.empty()) {
       verdict["coverage"] = coverage_warning;
       verdict["why"] = why + "; but " + coverage_warning + ": the bound may be far below the kernel's time";
@@ -928,6 +1073,9 @@ json findings_document(const json &report) {
   doc["kernel"] = report.value("kernel", json::object()).value("name", std::string("(unknown)"));
   doc["bound"] = report.contains("bound") ? json{{"value", report["bound"]["value"]}, {"unit", "s"}} : json(nullptr);
   doc["findings"] = report.value("findings", json::array());
+  // The same list is in the report: renderers of a run that shows both
+  // list it once (with the report) and point there from here.
+  doc["in_report"] = true;
   return doc;
 }
 

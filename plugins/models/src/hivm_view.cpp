@@ -508,7 +508,10 @@ void ProgramReader::add_op(const json &op) {
       t.gm_buffer = "unknown";
       if (side.is_array())
         for (const json &buffer : side)
-          if (string_or(buffer, "space") == "gm") t.gm_buffer = string_or(buffer, "kind", "unknown");
+          if (string_or(buffer, "space") == "gm") {
+            t.gm_buffer = string_or(buffer, "kind", "unknown");
+            if (t.gm_buffer == "arg") t.gm_arg = static_cast<int>(number_or(buffer, "id", -1));
+          }
       view.transfers.push_back(t);
     }
     return;
@@ -518,6 +521,28 @@ void ProgramReader::add_op(const json &op) {
 HivmView ProgramReader::finish(const json &program) {
   HivmView &view = view_;
   const json &functions = child(program, "functions");
+  // Scalar arguments without a launch value: an op whose count or size they
+  // define is uncounted, and giving them is what counts it.
+  for (const json &fn : functions.is_array() ? functions : json::array())
+    for (const json &a : child(fn, "args").is_array() ? child(fn, "args") : json::array()) {
+      if (string_or(a, "role") != "scalar" || !child(a, "triton_index").is_number() || child(a, "value").is_number()) continue;
+      const std::string position = std::to_string(child(a, "triton_index").get<int64_t>());
+      if (std::none_of(view.missing_args.begin(), view.missing_args.end(),
+                       [&](const HivmView::MissingArg &m) { return m.position == position; }))
+        view.missing_args.push_back({position, string_or(a, "name"), string_or(a, "type")});
+    }
+  // The Triton position of each transfer's GM argument (the findings name
+  // the Python access it comes from).
+  if (functions.is_array() && !functions.empty())
+    for (Transfer &t : view.transfers) {
+      const json &args = child(functions[0], "args");
+      if (t.gm_arg >= 0 && args.is_array() && static_cast<size_t>(t.gm_arg) < args.size() &&
+          child(args[static_cast<size_t>(t.gm_arg)], "triton_index").is_number())
+        t.triton_arg = child(args[static_cast<size_t>(t.gm_arg)], "triton_index").get<int>();
+    }
+  if (const std::string hint = view.missing_args_hint(); !hint.empty())
+    for (Uncounted &u : view.uncounted)
+      if (u.hint.empty() || u.hint.rfind("give the launch values", 0) == 0) u.hint = hint;
   // Barriers by (core, pipe, kind).
   const json &sync = child(program, "sync");
   if (sync.is_object() && sync.contains("barriers") && sync["barriers"].is_array()) {
@@ -893,7 +918,8 @@ json HivmView::to_work() const {
   doc["vector_flop"] = amounts(vector_flop);
   json rows = json::array();
   for (const Transfer &t : transfers)
-    rows.push_back(json::array({t.write, t.transfer_bytes, t.packet_bytes, t.path, t.core, amount_row(t.bytes), t.line, t.gm_buffer}));
+    rows.push_back(json::array({t.write, t.transfer_bytes, t.packet_bytes, t.path, t.core, amount_row(t.bytes), t.line, t.gm_buffer,
+                                t.triton_arg}));
   doc["transfers"] = std::move(rows);
   rows = json::array();
   for (const BarrierStats &b : barriers)
@@ -933,7 +959,16 @@ json HivmView::to_work() const {
   rows = json::array();
   for (const GivenFact &f : given_facts) rows.push_back(json::array({f.key, f.fact, f.ops}));
   doc["given_facts"] = std::move(rows);
+  rows = json::array();
+  for (const MissingArg &m : missing_args) rows.push_back(json::array({m.position, m.name, m.type}));
+  doc["missing_args"] = std::move(rows);
   return doc;
+}
+
+std::string HivmView::missing_args_hint() const {
+  std::string out;
+  for (const MissingArg &m : missing_args) out += (out.empty() ? "give args.\"" : ", args.\"") + m.position + "\"";
+  return out;
 }
 
 HivmView HivmView::from_work(const json &work, const std::string &origin) {
@@ -976,7 +1011,9 @@ HivmView HivmView::from_work(const json &work, const std::string &origin) {
   const json &transfers = in.member("transfers", true);
   view.transfers.reserve(transfers.size());
   for (size_t idx = 0; idx < transfers.size(); ++idx) {
-    const json &r = in.row(transfers, "transfers", idx, 8);
+    // Nine fields since the Triton position; a document from before has eight.
+    const bool with_arg = transfers[idx].is_array() && transfers[idx].size() == 9;
+    const json &r = in.row(transfers, "transfers", idx, with_arg ? 9 : 8);
     Transfer t;
     t.write = in.flag(r[0], "transfers");
     t.transfer_bytes = in.number(r[1], "transfers");
@@ -986,6 +1023,7 @@ HivmView HivmView::from_work(const json &work, const std::string &origin) {
     t.bytes = in.amount(r[5], "transfers");
     t.line = static_cast<int>(in.number(r[6], "transfers"));
     t.gm_buffer = in.text(r[7], "transfers");
+    if (with_arg) t.triton_arg = static_cast<int>(in.number(r[8], "transfers"));
     view.transfers.push_back(std::move(t));
   }
   const json &barriers = in.member("barriers", true);
@@ -1063,6 +1101,11 @@ HivmView HivmView::from_work(const json &work, const std::string &origin) {
     const json &r = in.row(facts, "given_facts", idx, 3);
     view.given_facts.push_back({in.text(r[0], "given_facts"), in.text(r[1], "given_facts"),
                                 static_cast<int>(in.number(r[2], "given_facts"))});
+  }
+  const json &missing_rows = optional_rows("missing_args");
+  for (size_t idx = 0; idx < missing_rows.size(); ++idx) {
+    const json &r = in.row(missing_rows, "missing_args", idx, 3);
+    view.missing_args.push_back({in.text(r[0], "missing_args"), in.text(r[1], "missing_args"), in.text(r[2], "missing_args")});
   }
   return view;
 }

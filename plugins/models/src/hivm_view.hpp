@@ -96,6 +96,8 @@ struct Transfer {
   Amount bytes;
   int line = 0;
   std::string gm_buffer;  // kind of the GM-side root buffer: arg, workspace, alloc, unknown
+  int gm_arg = -1;        // the dump's argument index of that buffer when it is an argument
+  int triton_arg = -1;    // its Triton position (-1: not an argument, or unknown)
 };
 
 struct BarrierStats {
@@ -198,6 +200,14 @@ struct HivmView {
   std::vector<Uncounted> uncounted;              // the first kMaxUncounted
   int uncounted_total = 0;                       // all of them
   std::vector<GivenFact> given_facts;
+  /// Scalar Triton arguments the launch did not give a value for: "3"
+  /// (the position, as launch.args keys it), with the dump's name and type.
+  struct MissingArg {
+    std::string position, name, type;
+  };
+  std::vector<MissingArg> missing_args;
+  /// `give args."3"` (every missing scalar argument), or "" when none is missing.
+  [[nodiscard]] std::string missing_args_hint() const;
   static constexpr size_t kMaxUncounted = 200;
 
   /// Reads a perfbound.hivm_program/1 document; throws

@@ -6,7 +6,10 @@
 #include <sstream>
 #include <vector>
 
+#include <perfbound/sdk/text.hpp>
+
 #include "render_html.hpp"
+#include "render_numbers.hpp"
 #include "render_trace.hpp"
 #include "term.hpp"
 
@@ -17,7 +20,7 @@ namespace {
 using pb::sdk::json;
 
 std::string seconds_text(const json &t) {
-  if (t.is_object() && t.contains("value") && t["value"].is_number()) return human_seconds(t["value"].get<double>());
+  if (t.is_object() && t.contains("value") && t["value"].is_number()) return fmt::seconds(t["value"].get<double>());
   if (t.is_object() && t.contains("reason") && t["reason"].is_string()) return "unknown (" + t["reason"].get<std::string>() + ")";
   return "unknown";
 }
@@ -25,6 +28,40 @@ std::string seconds_text(const json &t) {
 std::string str(const json &obj, const char *key, const std::string &fallback = "-") {
   if (!obj.is_object() || !obj.contains(key) || !obj[key].is_string()) return fallback;
   return obj[key].get<std::string>();
+}
+
+/// `text` padded with spaces to `width` columns (code points).
+std::string pad(const std::string &text, size_t width) {
+  const size_t n = pb::sdk::text::columns(text);
+  return n >= width ? text : text + std::string(width - n, ' ');
+}
+
+/// One line: the share of the binding unit's work the bound counts, and of
+/// its ops ("51.0 % of the instructions on aiv (136,629 of 267,701 per
+/// block); ops 206 of 234"), with the report's warning when there is one.
+std::string coverage_headline(const json &doc) {
+  const json &cov = doc.contains("coverage") ? doc["coverage"] : json();
+  if (!cov.is_object() || !cov.contains("hivm") || !cov["hivm"].is_object()) return "";
+  const json &hivm = cov["hivm"];
+  std::string out;
+  if (hivm.contains("binding") && hivm["binding"].is_object()) {
+    const json &b = hivm["binding"];
+    const std::string core = str(b, "core", ""), unit = str(b, "unit", "");
+    const std::string what = unit == "B" ? "bytes" : unit == "instruction" ? "issued instructions" : unit == "repeat" ? "vector repeats" : unit;
+    if (b.contains("work_share") && b["work_share"].is_number())
+      out = fmt::percent(b["work_share"].get<double>()) + " of the binding unit's " + what + (core.empty() ? "" : " on " + core) +
+            " counted (" + fmt::count(b.value("work_counted_per_block", 0.0)) + " of " +
+            fmt::count(b.value("work_present_per_block", 0.0)) + " per block); its ops " +
+            fmt::count(b.value("ops_counted", 0)) + " of " + fmt::count(b.value("ops_present", 0));
+    else
+      out = fmt::percent(b.value("share", 1.0)) + " of the binding unit's ops counted (" + fmt::count(b.value("ops_counted", 0)) +
+            " of " + fmt::count(b.value("ops_present", 0)) + ")";
+    out += "; the kernel's ops " + fmt::count(hivm.value("ops_counted", 0)) + " of " + fmt::count(hivm.value("ops_present", 0));
+  } else {
+    out = fmt::percent(hivm.value("share", 1.0)) + " of the kernel's ops counted (" + fmt::count(hivm.value("ops_counted", 0)) +
+          " of " + fmt::count(hivm.value("ops_present", 0)) + ")";
+  }
+  return out;
 }
 
 std::string where_text(const json &limit) {
@@ -40,10 +77,17 @@ std::string limit_line(const json &limit) {
   return out + ")";
 }
 
+/// "vector_add.npuir.mlir:42 (Python 01-vector-add.py:50 (x))", or the
+/// Python place alone for a finding without an IR line.
 std::string source_text(const json &source) {
   if (!source.is_object()) return "";
-  std::string out = str(source, "file", "") + ":" + ((source.contains("line") && source["line"].is_number()) ? std::to_string(source["line"].get<int>()) : "?");
-  if (source.contains("python") && source["python"].is_string()) out += " (" + source["python"].get<std::string>() + ")";
+  const bool python = source.contains("python") && source["python"].is_string() && !source["python"].get<std::string>().empty();
+  if (!(source.contains("line") && source["line"].is_number())) return python ? "Python " + source["python"].get<std::string>() : "";
+  std::string file = str(source, "file", "");
+  const size_t slash = file.find_last_of('/');
+  if (slash != std::string::npos) file = file.substr(slash + 1);
+  std::string out = file + ":" + std::to_string(source["line"].get<int>());
+  if (python) out += " (Python " + source["python"].get<std::string>() + ")";
   return out;
 }
 
@@ -100,9 +144,9 @@ void coverage_text(std::ostringstream &os, const json &doc, bool md) {
     if (md) os << "| core | component | ops counted / present | of those, only with given facts | left out by rule | work counted / present per block |\n|---|---|---|---|---|---|\n";
     for (const json &r : hivm["by_component"]) {
       std::string work = (r.contains("work_present_per_block") && r["work_present_per_block"].is_number())
-                             ? u::format_number(r.value("work_counted_per_block", 0.0)) + " / " +
-                                   u::format_number(r["work_present_per_block"].get<double>()) + " " + str(r, "unit", "")
-                             : u::format_number(r.value("work_counted_per_block", 0.0)) + " / unknown " + str(r, "unit", "");
+                             ? fmt::count(r.value("work_counted_per_block", 0.0)) + " / " +
+                                   fmt::count(r["work_present_per_block"].get<double>()) + " " + str(r, "unit", "")
+                             : fmt::count(r.value("work_counted_per_block", 0.0)) + " / unknown " + str(r, "unit", "");
       std::string ops = std::to_string(r.value("ops_counted", 0)) + " / " + std::to_string(r.value("ops_present", 0));
       if (md)
         os << "| " << str(r, "core") << " | " << str(r, "component") << " | " << ops << " | " << r.value("ops_given_only", 0)
@@ -214,24 +258,32 @@ std::string report(const json &doc, bool md) {
     return os.str();
   }
   os << "perfbound: " << kernel << " on " << profile << "\n\n";
-  os << "  bound         " << seconds_text(bound) << (bound_where.empty() ? "" : "  (" + bound_where + ")") << "\n";
-  os << "  verdict       " << verdict_text << "\n                " << str(verdict, "why", "") << "\n";
+  os << "  bound         " << seconds_text(bound) << (bound_where.empty() ? "" : ", " + bound_where) << "\n";
+  os << "  verdict       " << verdict_text << ": " << str(verdict, "why", "") << "\n";
   os << "  T_bound_DSL   " << limit_line(limits["dsl"]) << "\n";
   os << "  T_bound_HIVM  " << limit_line(limits["hivm"]) << "\n";
   os << "  invariant     " << str(limits["invariant"], "message", "") << "\n";
   if (doc.contains("measurement")) os << "  measured      " << seconds_text(doc["measurement"]) << "\n";
+  if (std::string headline = coverage_headline(doc); !headline.empty()) os << "  coverage      " << headline << "\n";
   os << "\nterms\n";
+  os << "  tier  term              role      value       on             assurance\n";
   for (const json &t : doc["terms"]) {
-    std::string comp = ((t.contains("core") && t["core"].is_string()) ? t["core"].get<std::string>() + " " : "") + str(t, "component");
-    std::string tier = str(t, "tier");
-    os << "  " << tier << std::string(tier.size() < 4 ? 4 - tier.size() : 0, ' ') << "  " << str(t, "term") << std::string(std::max<size_t>(1, 17 - str(t, "term").size()), ' ')
-       << str(t, "role") << std::string(std::max<size_t>(1, 10 - str(t, "role").size()), ' ') << seconds_text(t["value"])
-       << "  " << comp << "  " << str(t, "assurance", t.value("sound", false) ? "strict" : "diagnostic") << "\n";
+    std::string comp = ((t.contains("core") && t["core"].is_string()) ? t["core"].get<std::string>() + " " : "") + str(t, "component", "");
+    if (comp.empty()) comp = "(none)";
+    os << "  " << pad(str(t, "tier"), 4) << "  " << pad(str(t, "term"), 16) << "  " << pad(str(t, "role"), 8) << "  "
+       << pad(seconds_text(t["value"]), 10) << "  " << pad(comp, 13) << "  "
+       << str(t, "assurance", t.value("sound", false) ? "strict" : "diagnostic") << "\n";
   }
   const json &a = doc["attribution"];
-  os << "\nattribution (reference " << seconds_text(a["reference"]) << ", gap " << seconds_text(a["gap"]) << ")\n";
+  const bool measured = a.contains("reference") && a["reference"].is_object() && a["reference"].contains("value") &&
+                        a["reference"]["value"].is_number();
+  os << "\nattribution: "
+     << (measured ? "the gap of " + seconds_text(a["gap"]) + " between the bound and the measured " + seconds_text(a["reference"])
+                  : std::string("no measurement given (--set bound.measured_us=T), so the gap is unknown"))
+     << "; each gap below is the time one fix would save (separate what-ifs)\n";
   if (a.contains("gaps"))
-    for (const auto &[name, g] : a["gaps"].items()) os << "  " << name << "  " << seconds_text(g) << "  " << str(g, "meaning") << "\n";
+    for (const auto &[name, g] : a["gaps"].items())
+      os << "  " << pad(name, 5) << "  " << pad(seconds_text(g), 10) << "  " << str(g, "meaning") << "\n";
   coverage_text(os, doc, false);
   not_counted_text(os, doc, false);
   os << "\nfindings\n";
@@ -260,38 +312,85 @@ std::string term(const json &doc, bool md) {
   return os.str();
 }
 
+/// A grid or an argument table written compactly: [8192, 1, 1], n_elements=16,777,216.
+std::string grid_text(const json &grid) {
+  std::string out = "[";
+  if (grid.is_array())
+    for (size_t idx = 0; idx < grid.size(); ++idx)
+      out += (idx ? ", " : "") + (grid[idx].is_number() ? fmt::count(grid[idx].get<double>()) : grid[idx].dump());
+  return out + "]";
+}
+
+std::string args_text(const json &args) {
+  std::string out;
+  if (args.is_object())
+    for (const auto &[key, value] : args.items())
+      out += (out.empty() ? "" : " ") + key + "=" + (value.is_number() ? fmt::count(value.get<double>()) : value.dump());
+  return out.empty() ? "-" : out;
+}
+
 std::string sweep(const json &doc, bool md) {
   std::ostringstream os;
   const json &configs = doc["configs"];
-  os << (md ? "### Sweep: " : "sweep: ") << str(doc, "kernel") << ", " << configs.size() << " configurations; best "
-     << seconds_text(doc["best"]["bound"]) << "\n\n";
-  if (md) os << "| # | grid | args | bound | binding | pruned by |\n|---|---|---|---|---|---|\n";
+  const json &problems = doc.contains("problems") && doc["problems"].is_array() ? doc["problems"] : json::array();
+  os << (md ? "### Sweep: " : "sweep: ") << str(doc, "kernel") << ", " << fmt::count(static_cast<double>(configs.size()))
+     << " configurations of " << fmt::count(static_cast<double>(std::max<size_t>(1, problems.size()))) << " problem"
+     << (problems.size() == 1 ? "" : "s") << "; best " << seconds_text(doc["best"]["bound"]) << "\n";
+  if (doc.contains("tuning") && doc["tuning"].is_array())
+    os << (md ? "\n" : "") << "tuning parameters: the grid" << [&] {
+      std::string t;
+      for (const json &name : doc["tuning"]) t += ", " + name.get<std::string>();
+      return t;
+    }() << "; configurations are compared within one problem (the other arguments)\n";
+  os << "\n";
+  if (md) os << "| # | problem | grid | args | bound | binding | pruned by | warning |\n|---|---|---|---|---|---|---|---|\n";
+  else os << "  #     problem  grid                  bound       binding             pruned by\n";
   size_t shown = 0;
   for (const json &c : configs) {
     if (++shown > 50) {
-      os << (md ? "\n" : "") << "  ... " << configs.size() - 50 << " more\n";
+      os << (md ? "\n" : "") << "  ... " << configs.size() - 50 << " more (--format json lists them all)\n";
       break;
     }
     std::string pruned = c.contains("pruned_by") && c["pruned_by"].is_string() ? c["pruned_by"].get<std::string>() : "-";
-    if (md)
-      os << "| " << c.value("index", 0) << " | " << c["grid"].dump() << " | " << c["args"].dump() << " | "
-         << seconds_text(c["bound"]) << " | " << str(c, "binding") << " | " << pruned << " |\n";
-    else
-      os << "  " << c["grid"].dump() << " " << c["args"].dump() << "  " << seconds_text(c["bound"]) << "  "
-         << str(c, "binding") << "  " << pruned << "\n";
+    std::string warning = c.contains("warning") && c["warning"].is_string() ? c["warning"].get<std::string>() : "";
+    if (md) {
+      os << "| " << c.value("index", 0) << " | " << c.value("problem", 0) << " | " << grid_text(c["grid"]) << " | "
+         << args_text(c["args"]) << " | " << seconds_text(c["bound"]) << " | " << str(c, "binding") << " | " << pruned << " | "
+         << (warning.empty() ? "-" : warning) << " |\n";
+    } else {
+      os << "  " << pad(std::to_string(c.value("index", 0)), 5) << " " << pad(std::to_string(c.value("problem", 0)), 8) << " "
+         << pad(grid_text(c["grid"]), 21) << " " << pad(seconds_text(c["bound"]), 10) << "  " << pad(str(c, "binding"), 18) << "  "
+         << pruned << "\n";
+      os << "        args " << args_text(c["args"]) << "\n";
+      if (!warning.empty()) os << "        WARNING: " << warning << "\n";
+    }
   }
   return os.str();
 }
 
 }  // namespace
 
+std::optional<std::string> render_text(std::string_view schema, const pb::sdk::json &doc, bool md);
+
 std::optional<std::string> render_document(std::string_view schema, const pb::sdk::json &doc, std::string_view format) {
   if (format != "text" && format != "md") return std::nullopt;
-  bool md = format == "md";
+  std::optional<std::string> out = render_text(schema, doc, format == "md");
+  // Text fits 100 columns, wrapped (Markdown tables are left whole).
+  if (out && format == "text") return pb::sdk::text::wrap_lines(*out);
+  return out;
+}
+
+std::optional<std::string> render_text(std::string_view schema, const pb::sdk::json &doc, bool md) {
   if (schema == kReportSchema) return report(doc, md);
   if (schema == kTermSchema) return term(doc, md);
   if (schema == kFindingsSchema) {
     std::ostringstream os;
+    if (doc.value("in_report", false)) {
+      const size_t n = doc.contains("findings") && doc["findings"].is_array() ? doc["findings"].size() : 0;
+      os << (md ? "" : "  ") << n << " finding" << (n == 1 ? "" : "s") << " for " << str(doc, "kernel")
+         << ", listed with the bound report (the same list; --out writes it as findings.json)\n";
+      return os.str();
+    }
     os << (md ? "### Findings: " : "findings: ") << str(doc, "kernel") << "\n\n";
     findings_text(os, doc["findings"], md);
     return os.str();

@@ -13,6 +13,7 @@
 #include <perfbound/sdk/html.hpp>
 
 #include "rates.hpp"
+#include "render_numbers.hpp"
 #include "render_trace.hpp"
 #include "term.hpp"
 
@@ -149,17 +150,24 @@ std::string base_name(const std::string &path) {
 
 // ---- roofline -------------------------------------------------------------------
 
+/// One line of the roofline. A memory ceiling is a slope in FLOP/s per
+/// (FLOP per byte of the kernel's HBM traffic): for HBM its bandwidth, for a
+/// per-core GM path (which carries only some of those bytes) its rate times
+/// total bytes / the path's bytes, so that at the kernel's intensity the line
+/// stands at FLOP / (the time the path needs for its bytes): the point and
+/// the ceiling count the same bytes.
 struct Ceiling {
   std::string label;
-  double value = 0;  // FLOP/s (compute) or B/s (memory)
+  double value = 0;  // FLOP/s (compute) or B/s on the total-bytes axis (memory)
   bool memory = false;
   std::string source;
+  std::string note;  // what the slope means for this kernel
 };
 
 /// The kernel's arithmetic and HBM traffic, from the bound's tier (else the other one).
 struct KernelWork {
   double flop = 0, bytes = 0;
-  std::string flop_from, bytes_from;
+  std::string flop_from, bytes_from, tier;
 };
 
 KernelWork kernel_work(const json &report) {
@@ -173,6 +181,9 @@ KernelWork kernel_work(const json &report) {
         for (const json &c : t.value("per_component", json::array()))
           if (str(member(c, "work"), "unit") == "FLOP" && member(c["work"], "total_work").is_number())
             flop += c["work"]["total_work"].get<double>();
+          else if (member(member(c, "work"), "resource").is_string() &&
+                   str(c["work"], "resource").find("FLOP") != std::string::npos && member(c["work"], "total_work").is_number())
+            flop += c["work"]["total_work"].get<double>();
         if (flop > 0) {
           w.flop = flop;
           w.flop_from = "grid_floor (" + str(t, "tier") + " tier): cube + vector FLOP";
@@ -182,14 +193,31 @@ KernelWork kernel_work(const json &report) {
         for (const json &c : t.value("per_component", json::array()))
           if (member(member(c, "work"), "bytes").is_number() && c["work"]["bytes"].get<double>() > 0) {
             w.bytes = c["work"]["bytes"].get<double>();
-            w.bytes_from = "memory (" + str(t, "tier") + " tier): HBM bytes";
+            w.bytes_from = "memory (" + str(t, "tier") + " tier): HBM bytes, reads and writes";
+            w.tier = str(t, "tier");
           }
     }
   }
   return w;
 }
 
-std::vector<Ceiling> ceilings(const json *profile, std::string &note) {
+/// Bytes per GM path (aiv.mte2 = GM->UB, aiv.mte3 = UB->GM, aic.mte2 =
+/// GM->L1, aic.fixpipe = L0C->GM) in `tier`, from its grid_floor.
+std::map<std::string, double> path_bytes(const json &report, const std::string &tier) {
+  std::map<std::string, double> out;
+  for (const json &t : report.value("terms", json::array())) {
+    if (str(t, "tier") != tier || str(t, "term") != "grid_floor") continue;
+    for (const json &c : t.value("per_component", json::array())) {
+      const json &work = member(c, "work");
+      const std::string resource = str(work, "resource");
+      if (resource.find("GM") == std::string::npos || !member(work, "total_work").is_number()) continue;
+      out[str(c, "core") + "." + str(c, "component")] += work["total_work"].get<double>();
+    }
+  }
+  return out;
+}
+
+std::vector<Ceiling> ceilings(const json *profile, const json &report, const KernelWork &w, std::string &note) {
   std::vector<Ceiling> out;
   if (profile == nullptr || !profile->is_object()) {
     note = "no hardware profile was available to the renderer, so no ceilings are drawn";
@@ -197,8 +225,9 @@ std::vector<Ceiling> ceilings(const json *profile, std::string &note) {
   }
   try {
     Rates r = Rates::from_profile(*profile, "profile");
-    auto add = [&](const std::string &label, std::optional<double> v, bool memory, const std::string &source) {
-      if (v && *v > 0) out.push_back({label, *v, memory, source});
+    auto add = [&](const std::string &label, std::optional<double> v, bool memory, const std::string &source,
+                   const std::string &what = "") {
+      if (v && *v > 0) out.push_back({label, *v, memory, source, what});
     };
     auto q = [](const auto &rate, double times) -> std::optional<double> {
       if (!rate.known()) return std::nullopt;
@@ -209,18 +238,34 @@ std::vector<Ceiling> ceilings(const json *profile, std::string &note) {
     add("cube fp16/bf16 × " + aic + " AIC", q(r.cube("f16"), r.cores_aic), false, r.cube("f16").record.source);
     add("vector fp16 × " + aiv + " AIV", q(r.vector_flop("f16"), r.cores_aiv), false, r.vector_flop("f16").record.source);
     add("vector fp32 × " + aiv + " AIV", q(r.vector_flop("f32"), r.cores_aiv), false, r.vector_flop("f32").record.source);
-    if (r.clock.value() > 0)
-      add("scalar issue 1/cycle × " + std::to_string(static_cast<int64_t>(r.cores_aic + r.cores_aiv)) + " cores (op/s)",
-          r.clock.value() * (r.cores_aic + r.cores_aiv), false, "profile:clock.frequency × cores");
-    add("HBM", q(r.hbm(), 1), true, r.hbm().record.source);
-    add("GM→UB × " + aiv + " AIV", q(r.path("gm_to_ub"), r.cores_aiv), true, r.path("gm_to_ub").record.source);
-    add("GM→L1 × " + aic + " AIC", q(r.path("gm_to_l1"), r.cores_aic), true, r.path("gm_to_l1").record.source);
-    note = "L2: the profile gives no L2 bandwidth, so no L2 ceiling is drawn";
-    if (!r.copy_aggregate().known()) note += "";
+    add("HBM", q(r.hbm(), 1), true, r.hbm().record.source, "reads and writes");
+    // The per-core GM paths carry part of the bytes each: scaled to the
+    // total so the point and the ceiling count the same bytes.
+    struct Path {
+      const char *key, *profile_path, *label, *cores;
+    };
+    static const Path kPaths[] = {{"aiv.mte2", "gm_to_ub", "GM→UB", "AIV"},
+                                  {"aiv.mte3", "ub_to_gm", "UB→GM", "AIV"},
+                                  {"aic.mte2", "gm_to_l1", "GM→L1", "AIC"},
+                                  {"aic.fixpipe", "l0c_to_gm", "L0C→GM", "AIC"}};
+    const std::map<std::string, double> bytes = w.bytes > 0 ? path_bytes(report, w.tier) : std::map<std::string, double>{};
+    for (const Path &p : kPaths) {
+      auto it = bytes.find(p.key);
+      if (it == bytes.end() || !(it->second > 0)) continue;
+      const double cores = std::string(p.cores) == "AIC" ? r.cores_aic : r.cores_aiv;
+      auto rate = q(r.path(p.profile_path), cores);
+      if (!rate) continue;
+      const double share = it->second / w.bytes;
+      add(std::string(p.label) + " × " + std::to_string(static_cast<int64_t>(cores)) + " " + p.cores, *rate / share, true,
+          r.path(p.profile_path).record.source,
+          h::si(*rate) + "B/s on " + fmt::percent(std::min(1.0, share)) + " of the bytes");
+    }
+    note = "L2: the profile gives no L2 bandwidth, so no L2 ceiling is drawn. Instruction issue is not a FLOP rate: its "
+           "floor is the scalar bar under 'Busy time per core type and component'";
   } catch (const std::exception &e) {
     note = std::string("the profile's rates could not be read: ") + e.what();
   }
-  // Ceilings at the same rate are one line (GM→UB × 40 AIV = GM→L1 × 20 AIC on the 910B3).
+  // Ceilings at the same rate are one line, one legend entry.
   std::vector<Ceiling> merged;
   for (const Ceiling &c : out) {
     auto same = std::find_if(merged.begin(), merged.end(), [&](const Ceiling &m) {
@@ -241,10 +286,29 @@ struct Point {
   double seconds;
 };
 
+/// A tick of the intensity axis in plain decimals (0.01, 0.1, 1, 10): an SI
+/// prefix there ("10 m") reads as metres.
+std::string decimal_tick(double v) {
+  char buf[32];
+  if (v >= 1) std::snprintf(buf, sizeof buf, "%.0f", v);
+  else std::snprintf(buf, sizeof buf, "%.*f", static_cast<int>(std::ceil(-std::log10(v) - 1e-9)), v);
+  return buf;
+}
+
+/// A tick of the performance axis with its unit ("100 GFLOP/s").
+std::string flops_tick(double v) {
+  std::string s = h::si(v);
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  const bool prefixed = !s.empty() && !std::isdigit(static_cast<unsigned char>(s.back()));
+  return prefixed ? s.substr(0, s.size() - (static_cast<unsigned char>(s.back()) >= 0x80 ? 2 : 1)) + " " +
+                        s.substr(s.size() - (static_cast<unsigned char>(s.back()) >= 0x80 ? 2 : 1)) + "FLOP/s"
+                  : s + " FLOP/s";
+}
+
 std::string roofline_svg(const json &report, const json *profile, double measured) {
   std::string note;
-  std::vector<Ceiling> ceils = ceilings(profile, note);
   KernelWork w = kernel_work(report);
+  std::vector<Ceiling> ceils = ceilings(profile, report, w, note);
   const double bound = num_of(member(member(report, "bound"), "value"));
   std::vector<Point> points;
   if (std::isfinite(bound) && bound > 0) points.push_back({"bound", "pt-bound", bound});
@@ -254,7 +318,9 @@ std::string roofline_svg(const json &report, const json *profile, double measure
   const bool have_point = w.flop > 0 && w.bytes > 0;
   const double ai = have_point ? w.flop / w.bytes : 0;
 
-  const double W = 900, H = 430, L = 80, R = 250, T = 20, B = 50;
+  // The plot on the left, the legend (every line and point, so no label
+  // sits on another) on the right.
+  const double W = 900, L = 92, R = 300, T = 20, B = 50;
   double xmin = 1e-2, xmax = 1e3, ymin = 1e9, ymax = 1e12;
   for (const Ceiling &c : ceils)
     if (!c.memory) ymax = std::max(ymax, c.value * 2);
@@ -263,6 +329,8 @@ std::string roofline_svg(const json &report, const json *profile, double measure
     xmax = std::max(xmax, ai * 3);
     for (const Point &p : points) ymin = std::min(ymin, w.flop / p.seconds / 3);
   }
+  const double legend_rows = static_cast<double>(ceils.size() + points.size()) + 2;
+  const double H = std::max(430.0, T + 24 + 17 * legend_rows + B);
   h::LogScale xs(xmin, xmax, L, W - R), ys(ymin, ymax, H - B, T);
   std::ostringstream os;
   os << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"pb-roofline\" viewBox=\"0 0 " << W << " " << H << "\" width=\"" << W
@@ -274,86 +342,80 @@ std::string roofline_svg(const json &report, const json *profile, double measure
   os << "<g class=\"xaxis\" data-lo=\"" << h::exact(xs.lo) << "\" data-hi=\"" << h::exact(xs.hi) << "\" data-p0=\"" << h::exact(xs.p0) << "\" data-p1=\"" << h::exact(xs.p1) << "\">";
   for (double v : xs.decades())
     os << "<line class=\"grid\" x1=\"" << h::num(xs(v)) << "\" y1=\"" << T << "\" x2=\"" << h::num(xs(v)) << "\" y2=\"" << H - B
-       << "\"/><text x=\"" << h::num(xs(v)) << "\" y=\"" << H - B + 15 << "\" text-anchor=\"middle\">" << h::escape(h::si(v)) << "</text>";
+       << "\"/><text x=\"" << h::num(xs(v)) << "\" y=\"" << H - B + 15 << "\" text-anchor=\"middle\">" << h::escape(decimal_tick(v)) << "</text>";
   os << "</g>\n<g class=\"yaxis\" data-lo=\"" << h::exact(ys.lo) << "\" data-hi=\"" << h::exact(ys.hi) << "\" data-p0=\"" << h::exact(ys.p0) << "\" data-p1=\"" << h::exact(ys.p1) << "\">";
   for (double v : ys.decades())
     os << "<line class=\"grid\" x1=\"" << L << "\" y1=\"" << h::num(ys(v)) << "\" x2=\"" << W - R << "\" y2=\"" << h::num(ys(v))
-       << "\"/><text x=\"" << L - 6 << "\" y=\"" << h::num(ys(v) + 4) << "\" text-anchor=\"end\">" << h::escape(h::si(v)) << "</text>";
+       << "\"/><text x=\"" << L - 6 << "\" y=\"" << h::num(ys(v) + 4) << "\" text-anchor=\"end\">" << h::escape(flops_tick(v)) << "</text>";
   os << "</g>\n";
   os << "<line class=\"axis\" x1=\"" << L << "\" y1=\"" << H - B << "\" x2=\"" << W - R << "\" y2=\"" << H - B << "\"/>";
   os << "<line class=\"axis\" x1=\"" << L << "\" y1=\"" << T << "\" x2=\"" << L << "\" y2=\"" << H - B << "\"/>\n";
-  os << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 12 << "\" text-anchor=\"middle\">arithmetic intensity (FLOP per HBM byte)</text>";
-  os << "<text transform=\"translate(16 " << (T + H - B) / 2 << ") rotate(-90)\" text-anchor=\"middle\">performance (FLOP/s)</text>\n";
+  os << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 12 << "\" text-anchor=\"middle\">arithmetic intensity (FLOP per byte of HBM traffic)</text>\n";
   // Ceilings: memory lines y = AI · BW up to the highest compute ceiling
   // (the roof), compute lines y = peak from where the fastest memory line
-  // meets them. Memory labels run along their line, compute labels sit at
-  // the right end of theirs.
+  // meets them. Colours are classes, so the dark theme has its own.
   double roof = 0, fastest_bw = 0;
   for (const Ceiling &c : ceils) {
     if (c.memory) fastest_bw = std::max(fastest_bw, c.value);
     else roof = std::max(roof, std::min(c.value, ys.hi));
   }
   if (roof <= 0) roof = ys.hi;
-  static const char *kColors[] = {"#1f5fa8", "#7a3fb0", "#b3261e", "#9a5b00", "#1b7f3b", "#00798c", "#5c6bc0"};
   os << "<g clip-path=\"url(#rf-clip)\">";
-  size_t ci = 0, mi = 0;
-  std::ostringstream labels;
-  std::vector<double> compute_label_y;
+  std::ostringstream legend;
+  const double lx = W - R + 18;
+  double ly = T + 10;
+  legend << "<text class=\"legend-title\" x=\"" << h::num(lx) << "\" y=\"" << h::num(ly) << "\">ceilings (profile)</text>";
+  ly += 17;
+  size_t ci = 0;
   for (const Ceiling &c : ceils) {
-    const char *color = kColors[ci++ % 7];
-    const std::string tip = c.label + ": " + h::si(c.value) + (c.memory ? "B/s" : "FLOP/s") + " (" + c.source + ")";
+    const std::string cls = "pb-c" + std::to_string(ci++ % 7);
+    const std::string rate = c.memory ? h::si(c.value) + "B/s" : flops_tick(c.value);
+    const std::string tip = c.label + ": " + (c.note.empty() ? rate : c.note) + " (" + c.source + ")";
     if (c.memory) {
       double x_end = std::min(xs.hi, roof / c.value);
-      os << "<line class=\"ceiling memory\" data-bw=\"" << h::exact(c.value) << "\" stroke=\"" << color << "\" stroke-width=\"1.8\" x1=\""
+      os << "<line class=\"ceiling memory " << cls << "\" data-bw=\"" << h::exact(c.value) << "\" stroke-width=\"1.8\" stroke-dasharray=\"6 3\" x1=\""
          << h::num(xs(xs.lo)) << "\" y1=\"" << h::num(ys(xs.lo * c.value)) << "\" x2=\"" << h::num(xs(x_end)) << "\" y2=\""
          << h::num(ys(x_end * c.value)) << "\"><title>" << h::escape(tip) << "</title></line>";
-      // The label sits on the line, a fixed height above the bottom, staggered.
-      double py = (H - B) - 26 - 16 * static_cast<double>(mi++);
-      double xv = ys.invert(py) / c.value;
-      if (xv < xs.lo * 1.3) {
-        xv = xs.lo * 1.3;
-        py = ys(xv * c.value);
-      }
-      double angle = std::atan2(ys(xv * 10 * c.value) - ys(xv * c.value), xs(xv * 10) - xs(xv)) * 180 / std::numbers::pi;
-      labels << "<text class=\"ceiling-label\" style=\"fill:" << color << "\" transform=\"translate(" << h::num(xs(xv) + 4) << " "
-             << h::num(py - 4) << ") rotate(" << h::num(angle) << ")\">" << h::escape(c.label + "  " + h::si(c.value) + "B/s") << "</text>";
     } else {
       double x_start = fastest_bw > 0 ? std::max(xs.lo, c.value / fastest_bw) : xs.lo;
-      os << "<line class=\"ceiling compute\" data-peak=\"" << h::exact(c.value) << "\" stroke=\"" << color << "\" stroke-width=\"1.8\" x1=\""
+      os << "<line class=\"ceiling compute " << cls << "\" data-peak=\"" << h::exact(c.value) << "\" stroke-width=\"1.8\" x1=\""
          << h::num(xs(x_start)) << "\" y1=\"" << h::num(ys(c.value)) << "\" x2=\"" << W - R << "\" y2=\"" << h::num(ys(c.value))
          << "\"><title>" << h::escape(tip) << "</title></line>";
-      double y = ys(c.value) + 4;
-      for (double other : compute_label_y)
-        if (std::fabs(other - y) < 13) y = other + 13;
-      compute_label_y.push_back(y);
-      labels << "<text class=\"ceiling-label\" style=\"fill:" << color << "\" x=\"" << h::num(W - R + 8) << "\" y=\"" << h::num(y) << "\">"
-             << h::escape(c.label + "  " + h::si(c.value) + "FLOP/s") << "</text>";
     }
+    legend << "<line class=\"ceiling-key " << cls << "\" x1=\"" << h::num(lx) << "\" y1=\"" << h::num(ly - 4) << "\" x2=\""
+           << h::num(lx + 18) << "\" y2=\"" << h::num(ly - 4) << "\" stroke-width=\"2\"" << (c.memory ? " stroke-dasharray=\"6 3\"" : "")
+           << "/><text class=\"ceiling-label " << cls << "\" x=\"" << h::num(lx + 24) << "\" y=\"" << h::num(ly) << "\"><title>"
+           << h::escape(tip) << "</title>" << h::escape(c.label + "  " + (c.memory && !c.note.empty() ? c.note : rate)) << "</text>";
+    ly += 17;
   }
-  os << "</g>\n" << labels.str() << "\n";
+  os << "</g>\n";
   if (have_point) {
-    os << "<line class=\"ai-line\" stroke=\"#8a939e\" stroke-dasharray=\"3 3\" x1=\"" << h::num(xs(ai)) << "\" y1=\"" << T << "\" x2=\""
+    os << "<line class=\"ai-line\" stroke-dasharray=\"3 3\" x1=\"" << h::num(xs(ai)) << "\" y1=\"" << T << "\" x2=\""
        << h::num(xs(ai)) << "\" y2=\"" << H - B << "\"/>";
     std::sort(points.begin(), points.end(), [](const Point &a, const Point &b) { return a.seconds < b.seconds; });
-    int k = 0;
+    ly += 6;
+    legend << "<text class=\"legend-title\" x=\"" << h::num(lx) << "\" y=\"" << h::num(ly) << "\">the kernel at "
+           << h::escape(h::si(ai)) << "FLOP/B</text>";
+    ly += 17;
     for (const Point &p : points) {
       const double perf = w.flop / p.seconds;
-      const double dy = k++ == 0 ? -6 : 12.0 * (k - 1);
-      const char *fill = p.cls == "pt-measured" ? "#b3261e" : p.cls == "pt-strict" ? "#1b7f3b" : "#1d2530";
-      os << "<circle class=\"point " << p.cls << "\" data-ai=\"" << h::exact(ai) << "\" data-perf=\"" << h::exact(perf) << "\" cx=\"" << h::num(xs(ai))
-         << "\" cy=\"" << h::num(ys(perf)) << "\" r=\"5.5\" fill=\"" << fill << "\"><title>"
-         << h::escape(p.label + ": " + h::seconds(p.seconds) + " → " + h::si(perf) + "FLOP/s at " + h::si(ai) + "FLOP/B") << "</title></circle>";
-      os << "<text class=\"point-label\" x=\"" << h::num(xs(ai) + 9) << "\" y=\"" << h::num(ys(perf) + dy + 4) << "\">"
-         << h::escape(p.label + " " + h::seconds(p.seconds)) << "</text>";
+      const std::string tip = p.label + ": " + h::seconds(p.seconds) + " → " + flops_tick(perf) + " at " + h::si(ai) + "FLOP/B";
+      os << "<circle class=\"point " << p.cls << "\" data-ai=\"" << h::exact(ai) << "\" data-perf=\"" << h::exact(perf) << "\" cx=\""
+         << h::num(xs(ai)) << "\" cy=\"" << h::num(ys(perf)) << "\" r=\"5.5\"><title>" << h::escape(tip) << "</title></circle>";
+      legend << "<circle class=\"point-key " << p.cls << "\" cx=\"" << h::num(lx + 9) << "\" cy=\"" << h::num(ly - 4) << "\" r=\"5\"/>"
+             << "<text class=\"point-label\" x=\"" << h::num(lx + 24) << "\" y=\"" << h::num(ly) << "\">"
+             << h::escape(p.label + " " + h::seconds(p.seconds) + " → " + flops_tick(perf)) << "</text>";
+      ly += 17;
     }
   }
-  os << "</svg>\n";
+  os << legend.str() << "\n</svg>\n";
   std::ostringstream cap;
   cap << "<p class=\"muted\">";
   if (have_point)
     cap << "Kernel: " << h::escape(h::si(w.flop)) << "FLOP (" << h::escape(w.flop_from) << "), " << h::escape(h::si(w.bytes)) << "B ("
-        << h::escape(w.bytes_from) << "): " << h::escape(h::si(ai)) << "FLOP/B. A point's height is FLOP / time; the "
-        << "distance below the lowest ceiling above it is the headroom at that intensity. ";
+        << h::escape(w.bytes_from) << "): " << h::escape(h::si(ai)) << "FLOP/B. A point's height is FLOP / time. A GM path "
+        << "carries only part of those bytes, so its line is drawn at its rate over its share of them: at the kernel's "
+        << "intensity every line stands at FLOP / (the time its unit needs), and the bound's point is under all of them. ";
   else
     cap << "No kernel point: the report counts " << (w.flop > 0 ? "no HBM bytes" : "no FLOP") << " (a roofline needs both). ";
   cap << h::escape(note) << ".</p>";
@@ -505,9 +567,10 @@ std::string findings_html(const json &findings, SourceCache &cache, const std::s
       os << "<a class=\"src-link\" href=\"#" << id << "\">" << h::escape(base_name(file)) << ":" << line << "</a>";
     else if (str(f, "category") == "coverage")
       os << "<a class=\"src-link\" href=\"#coverage\">the uncounted ops (coverage)</a>";
-    else
+    else if (!member(src, "python").is_string())
       os << "<span class=\"no-source muted\">the finding names no source line</span>";
-    if (member(src, "python").is_string()) os << "<br/><span class=\"muted\">" << h::escape(src["python"].get<std::string>()) << "</span>";
+    if (member(src, "python").is_string())
+      os << (has_line ? "<br/>" : "") << "<span class=\"muted\">Python " << h::escape(src["python"].get<std::string>()) << "</span>";
     os << "</td></tr>\n";
     if (has_line) {
       sources << "<div class=\"src\" id=\"" << id << "\"><h3>#" << f.value("rank", 0) << " " << h::escape(file) << ":" << line;
@@ -579,16 +642,111 @@ std::string not_counted_html(const json &report) {
   return n == 0 ? "<p class=\"muted\">Every term counted all its work.</p>" : os.str();
 }
 
+/// The share of the binding unit's work and ops the bound counts, in words.
+std::string coverage_headline(const json &cov) {
+  const json &hivm = member(cov, "hivm");
+  if (!hivm.is_object()) return "";
+  std::string out;
+  const json &b = member(hivm, "binding");
+  if (b.is_object()) {
+    const std::string unit = str(b, "unit"), core = str(b, "core");
+    const std::string what = unit == "B" ? "bytes" : unit == "instruction" ? "issued instructions" : unit == "repeat" ? "vector repeats" : unit;
+    if (member(b, "work_share").is_number())
+      out = fmt::percent(b["work_share"].get<double>()) + " of the binding unit's " + what + (core.empty() ? "" : " on " + core) +
+            " counted (" + fmt::count(num_of(member(b, "work_counted_per_block"))) + " of " +
+            fmt::count(num_of(member(b, "work_present_per_block"))) + " per block); its ops " +
+            fmt::count(num_of(member(b, "ops_counted"))) + " of " + fmt::count(num_of(member(b, "ops_present")));
+    else
+      out = fmt::percent(num_of(member(b, "share"))) + " of the binding unit's ops counted (" +
+            fmt::count(num_of(member(b, "ops_counted"))) + " of " + fmt::count(num_of(member(b, "ops_present"))) + ")";
+    out += "; the kernel's ops " + fmt::count(num_of(member(hivm, "ops_counted"))) + " of " + fmt::count(num_of(member(hivm, "ops_present")));
+  } else if (member(hivm, "share").is_number()) {
+    out = fmt::percent(hivm["share"].get<double>()) + " of the kernel's ops counted (" + fmt::count(num_of(member(hivm, "ops_counted"))) +
+          " of " + fmt::count(num_of(member(hivm, "ops_present"))) + ")";
+  }
+  return out;
+}
+
+/// Coverage as tables: per core and component, then every op not counted
+/// with what would count it, then the TTIR facts not resolved.
+std::string coverage_html(const json &cov) {
+  std::ostringstream os;
+  const json &hivm = member(cov, "hivm");
+  if (hivm.is_object() && member(hivm, "by_component").is_array()) {
+    os << "<table class=\"pb-coverage-rows\"><thead><tr><th>core</th><th>component</th><th class=\"num\">ops counted</th>"
+          "<th class=\"num\">of present</th><th class=\"num\">only with given facts</th><th class=\"num\">left out by rule</th>"
+          "<th class=\"num\">work counted per block</th><th class=\"num\">of present</th><th>unit</th></tr></thead><tbody>";
+    for (const json &r : hivm["by_component"]) {
+      const double present = num_of(member(r, "work_present_per_block"));
+      os << "<tr><td>" << h::escape(str(r, "core")) << "</td><td>" << h::escape(str(r, "component")) << "</td><td class=\"num\">"
+         << fmt::count(num_of(member(r, "ops_counted"))) << "</td><td class=\"num\">" << fmt::count(num_of(member(r, "ops_present")))
+         << "</td><td class=\"num\">" << fmt::count(num_of(member(r, "ops_given_only"))) << "</td><td class=\"num\">"
+         << fmt::count(num_of(member(r, "ops_left_out_by_rule"))) << "</td><td class=\"num\">"
+         << fmt::count(num_of(member(r, "work_counted_per_block"))) << "</td><td class=\"num\">"
+         << (std::isfinite(present) ? fmt::count(present) : std::string("unknown")) << "</td><td>" << h::escape(str(r, "unit"))
+         << "</td></tr>";
+    }
+    os << "</tbody></table>";
+    const json &nc = member(hivm, "not_counted");
+    const double total = num_of(member(hivm, "not_counted_total"));
+    if (nc.is_array() && !nc.empty()) {
+      os << "<p>Not counted: " << fmt::count(total) << " op" << (total == 1 ? "" : "s")
+         << (static_cast<double>(nc.size()) < total ? " (the first " + std::to_string(nc.size()) + " listed)" : std::string())
+         << ".</p><table class=\"pb-not-counted-ops\"><thead><tr><th class=\"num\">line</th><th>op</th><th>core</th><th>component</th>"
+            "<th>reason</th><th>would count it</th></tr></thead><tbody>";
+      for (const json &u : nc)
+        os << "<tr><td class=\"num\">" << fmt::count(num_of(member(u, "line"))) << "</td><td><code>" << h::escape(str(u, "op"))
+           << "</code></td><td>" << h::escape(str(u, "core")) << "</td><td>" << h::escape(str(u, "component")) << "</td><td>"
+           << h::escape(str(u, "reason")) << "</td><td>"
+           << (member(u, "hint").is_string() ? "<code>" + h::escape(u["hint"].get<std::string>()) + "</code>" : std::string("-"))
+           << "</td></tr>";
+      os << "</tbody></table>";
+    } else {
+      os << "<p class=\"muted\">Every op with work is counted.</p>";
+    }
+  }
+  const json &unresolved = member(member(cov, "dsl"), "unresolved");
+  if (unresolved.is_array() && !unresolved.empty()) {
+    os << "<p>TTIR facts not resolved:</p><ul>";
+    for (const json &u : unresolved)
+      os << "<li>" << h::escape(str(u, "what")) << ": " << h::escape(str(u, "reason"))
+         << (member(u, "line").is_number() ? " (line " + std::to_string(u["line"].get<int64_t>()) + ")" : std::string()) << "</li>";
+    os << "</ul>";
+  }
+  return os.str();
+}
+
 std::string limit_row(const char *name, const json &limit) {
   std::ostringstream os;
-  os << "<tr><td>" << name << "</td><td class=\"num\">" << time_html(limit) << "</td><td>" << pill(str(limit, "assurance")) << "</td><td>"
-     << h::escape(str(limit, "binding_term") + " on " + (member(limit, "binding_core").is_string() ? limit["binding_core"].get<std::string>() + " " : "") +
-                  str(limit, "binding_component"))
-     << "</td><td class=\"num\">" << (member(limit, "strict").is_object() ? time_html(limit["strict"]) : "-") << "</td></tr>";
+  // A tier without a value has no assurance, binding or strict value to show.
+  const bool known = std::isfinite(num_of(member(limit, "value")));
+  os << "<tr><td>" << name << "</td><td class=\"num\">" << time_html(limit) << "</td><td>"
+     << (known ? pill(str(limit, "assurance")) : "<span class=\"muted\">-</span>") << "</td><td>"
+     << (known ? h::escape(str(limit, "binding_term") + " on " +
+                           (member(limit, "binding_core").is_string() ? limit["binding_core"].get<std::string>() + " " : "") +
+                           str(limit, "binding_component"))
+               : std::string("<span class=\"muted\">-</span>"))
+     << "</td><td class=\"num\">" << (known && member(limit, "strict").is_object() ? time_html(limit["strict"]) : "-") << "</td></tr>";
   return os.str();
 }
 
 // ---- the report -----------------------------------------------------------------------------
+
+/// The colours of the models' pictures, as classes with a dark-theme set
+/// (the page's base style declares both schemes): a line and its legend
+/// key take stroke, a label takes fill.
+const char *models_css() {
+  return "<style>"
+         ".pb-c0{--c:#1f5fa8}.pb-c1{--c:#7a3fb0}.pb-c2{--c:#b3261e}.pb-c3{--c:#8a5200}.pb-c4{--c:#1b7f3b}.pb-c5{--c:#00707f}"
+         ".pb-c6{--c:#4a55a2}"
+         "@media (prefers-color-scheme:dark){.pb-c0{--c:#8ab4f8}.pb-c1{--c:#c58af9}.pb-c2{--c:#f28b82}.pb-c3{--c:#fdd663}"
+         ".pb-c4{--c:#81c995}.pb-c5{--c:#78d9ec}.pb-c6{--c:#aecbfa}}"
+         "svg line.ceiling,svg line.ceiling-key{stroke:var(--c)}svg text.ceiling-label{fill:var(--c)}"
+         "svg text.legend-title{font-weight:600}svg .ai-line{stroke:var(--axis)}"
+         "svg circle.pt-bound{fill:var(--fg)}svg circle.pt-strict{fill:var(--good)}svg circle.pt-measured{fill:var(--bad)}"
+         "svg text.pruned-by{fill:var(--bad)}svg .pruned-mark{stroke:var(--bad)}svg circle.kept{fill:var(--link)}"
+         "</style>\n";
+}
 
 std::string report_html(const json &doc, const json *profile) {
   SourceCache cache;
@@ -598,6 +756,7 @@ std::string report_html(const json &doc, const json *profile) {
   const std::string kernel = str(member(doc, "kernel"), "name", "?");
   const double measured = num_of(member(doc, "measurement"));
   const std::string assurance = str(bound, "assurance");
+  os << models_css();
   os << "<section class=\"pb-card pb-report\" data-kernel=\"" << h::escape(kernel) << "\">\n";
   os << "<h1>" << h::escape(kernel) << " <span class=\"muted\">on " << h::escape(str(member(doc, "profile"), "name", "?")) << "</span></h1>\n";
   os << "<div class=\"kv\">";
@@ -630,25 +789,14 @@ std::string report_html(const json &doc, const json *profile) {
     os << "<div class=\"k\">invariant</div><div" << (member(inv, "holds") == json(false) ? " class=\"bad\"" : "") << ">"
        << h::escape(str(inv, "message", "-")) << "</div>";
   os << "</div>\n";
-  if (doc.contains("coverage") && !doc["coverage"].is_null()) {
-    // One line per tier's share (and the report's warning), the whole member collapsed under it.
-    const json &cov = doc["coverage"];
-    std::string line;
-    if (cov.is_object())
-      for (const auto &[k, v] : cov.items()) {
-        double share = num_of(member(v, "share"));
-        if (std::isfinite(share)) {
-          char buf[64];
-          std::snprintf(buf, sizeof(buf), "%.0f %%", 100 * share);
-          line += (line.empty() ? "" : "; ") + k + ": " + buf + " of the IR's ops counted";
-          if (member(v, "ops_counted").is_number() && member(v, "ops_present").is_number())
-            line += " (" + v["ops_counted"].dump() + " of " + v["ops_present"].dump() + ")";
-        } else if (v.is_string()) {
-          line += (line.empty() ? "" : "; ") + v.get<std::string>();
-        }
-      }
-    os << "<div class=\"kv\"><div class=\"k\">coverage</div><div>" << h::escape(line.empty() ? std::string("see below") : line)
-       << "</div></div><details class=\"pb-coverage\" id=\"coverage\"><summary>coverage in detail</summary>" << generic_html(cov) << "</details>";
+  if (doc.contains("coverage") && doc["coverage"].is_object()) {
+    const std::string headline = coverage_headline(doc["coverage"]);
+    os << "<div class=\"kv\"><div class=\"k\">coverage</div><div>" << h::escape(headline.empty() ? std::string("see below") : headline)
+       << (member(doc["coverage"], "warning").is_string()
+               ? " <span class=\"bad\">" + h::escape(doc["coverage"]["warning"].get<std::string>()) + "</span>"
+               : std::string())
+       << "</div></div><details class=\"pb-coverage\" id=\"coverage\"><summary>coverage in detail</summary>"
+       << coverage_html(doc["coverage"]) << "</details>";
   }
   const json &given_facts = doc.contains("given_facts") ? doc["given_facts"] : member(bound, "given_facts");
   if (!given_facts.is_null()) os << "<h3>Given facts</h3>" << generic_html(given_facts);
@@ -656,15 +804,20 @@ std::string report_html(const json &doc, const json *profile) {
 
   os << "<section class=\"pb-card\"><h2>Roofline</h2>\n" << roofline_svg(doc, profile, measured) << "</section>\n";
   os << "<section class=\"pb-card\"><h2>Where the time goes</h2>\n" << waterfall_svg(doc, measured)
-     << "<p class=\"muted\">From the strict bound up to the bound, then each attributed gap (grid tail, gap1 wrong-unit placement, "
-        "gap2 coalescing, gap3 avoidable serialization, gap4 intra-unit) and the measured time. Gaps are separate what-ifs; "
-        "what no gap explains is drawn hatched as <b>unexplained</b>.</p></section>\n";
+     << (std::isfinite(measured)
+             ? "<p class=\"muted\">From the strict bound up to the bound, then each attributed gap (grid tail, gap1 wrong-unit "
+               "placement, gap2 coalescing, gap3 avoidable serialization, gap4 intra-unit) and the measured time. Gaps are "
+               "separate what-ifs; what no gap explains is drawn hatched as <b>unexplained</b>.</p></section>\n"
+             : "<p class=\"muted\">From the strict bound up to the bound, then each attributed gap (grid tail, gap1 wrong-unit "
+               "placement, gap2 coalescing, gap3 avoidable serialization, gap4 intra-unit). No measurement was given "
+               "(<code>--set bound.measured_us=T</code>), so the last bar is the bound plus every gap and what no gap "
+               "explains is unknown.</p></section>\n");
   BoundSchedule schedule = bound_schedule(doc);
   os << "<section class=\"pb-card\"><h2>Busy time per core type and component</h2>\n" << components_svg(schedule)
      << "<p class=\"muted\">The busiest slot of the " << h::escape(schedule.tier) << " tier: each bar is the largest floor term on that "
      << "component plus additive terms (orange), " << schedule.waves << " waves of " << schedule.blocks << " blocks on " << schedule.slots << " "
      << h::escape(schedule.slot_kind) << " slots. <code>--format trace</code> draws the same schedule per pipe for Perfetto.</p></section>\n";
-  os << "<section class=\"pb-card\"><h2>Findings</h2>\n" << findings_html(member(doc, "findings"), cache, "") << "</section>\n";
+  os << "<section class=\"pb-card\" id=\"findings\"><h2>Findings</h2>\n" << findings_html(member(doc, "findings"), cache, "") << "</section>\n";
   const json &limits = member(doc, "limits");
   os << "<section class=\"pb-card\"><h2>Limits and terms</h2>\n<table class=\"pb-limits\"><thead><tr><th>limit</th><th class=\"num\">value</th>"
         "<th>assurance</th><th>binding</th><th class=\"num\">strict</th></tr></thead><tbody>"
@@ -704,9 +857,12 @@ std::string term_html(const json &doc) {
 std::string sweep_html(const json &doc) {
   const json &configs = member(doc, "configs");
   std::ostringstream os;
+  const size_t problems = member(doc, "problems").is_array() ? doc["problems"].size() : 1;
+  os << models_css();
   os << "<section class=\"pb-card pb-sweep\"><h1>Sweep: " << h::escape(str(doc, "kernel", "?")) << " <span class=\"muted\">on "
-     << h::escape(str(doc, "profile", "?")) << "</span></h1><p>" << (configs.is_array() ? configs.size() : 0) << " configurations; best "
-     << time_html(member(member(doc, "best"), "bound")) << "</p>\n";
+     << h::escape(str(doc, "profile", "?")) << "</span></h1><p>" << fmt::count(configs.is_array() ? static_cast<double>(configs.size()) : 0)
+     << " configurations of " << fmt::count(static_cast<double>(problems)) << " problem" << (problems == 1 ? "" : "s")
+     << " (configurations are compared within one problem); best " << time_html(member(member(doc, "best"), "bound")) << "</p>\n";
   std::vector<const json *> rows;
   double lo = 1e300, hi = 0;
   if (configs.is_array())
@@ -717,7 +873,7 @@ std::string sweep_html(const json &doc) {
     }
   if (hi > 0) {
     const size_t n = rows.size();
-    const double W = 900, L = 80, R = 20, T = 20, B = 40, H = 320;
+    const double W = 900, L = 80, R = 40, T = 30, B = 44, H = 330;
     const double step = (W - L - R) / static_cast<double>(std::max<size_t>(1, n));
     h::LogScale ys(lo, hi, H - B, T);
     os << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"pb-sweep-chart\" viewBox=\"0 0 " << W << " " << H << "\" width=\"" << W << "\" height=\""
@@ -726,8 +882,10 @@ std::string sweep_html(const json &doc) {
       os << "<line class=\"grid\" x1=\"" << L << "\" y1=\"" << h::num(ys(v)) << "\" x2=\"" << W - R << "\" y2=\"" << h::num(ys(v))
          << "\"/><text x=\"" << L - 6 << "\" y=\"" << h::num(ys(v) + 4) << "\" text-anchor=\"end\">" << h::escape(h::seconds(v)) << "</text>";
     os << "<line class=\"axis\" x1=\"" << L << "\" y1=\"" << H - B << "\" x2=\"" << W - R << "\" y2=\"" << H - B << "\"/>";
-    os << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 8 << "\" text-anchor=\"middle\">configuration (index; hover for grid and arguments)</text>";
-    os << "<text x=\"" << W - R << "\" y=\"12\" text-anchor=\"end\">● kept  ✕ pruned (the term that makes it slower)</text>\n";
+    os << "<text x=\"" << (L + W - R) / 2 << "\" y=\"" << H - 8 << "\" text-anchor=\"middle\">configuration # (hover for grid, arguments and problem)</text>";
+    os << "<text x=\"" << W - R << "\" y=\"14\" text-anchor=\"end\">● kept  ✕ pruned (the term that makes it slower)</text>\n";
+    // Tick labels at most every 40 px, so they never overlap.
+    const size_t every = std::max<size_t>(1, static_cast<size_t>(std::ceil(40.0 / step)));
     for (size_t i = 0; i < n; ++i) {
       const json &c = *rows[i];
       double v = num_of(member(c, "bound"));
@@ -738,28 +896,28 @@ std::string sweep_html(const json &doc) {
         ) << "\"><title>" << h::escape("grid " + member(c, "grid").dump() + " args " + member(c, "args").dump() + ": " + h::seconds(v) +
                                       (pruned ? " — pruned by " + c["pruned_by"].get<std::string>() + (member(c, "why").is_string() ? ": " + c["why"].get<std::string>() : "") : ""))
          << "</title>";
-      if (n <= 60)
+      if (i % every == 0)
         os << "<text x=\"" << h::num(cx) << "\" y=\"" << h::num(H - B + 14) << "\" text-anchor=\"middle\">" << c.value("index", static_cast<int64_t>(i))
            << "</text>";
-      if (pruned) {
-        os << "<path d=\"M" << h::num(cx - 4) << " " << h::num(cy - 4) << " l8 8 m0 -8 l-8 8\" stroke=\"#b3261e\" stroke-width=\"1.6\"/>";
-        if (n <= 60)
-          os << "<text class=\"pruned-by\" style=\"fill:#b3261e\" x=\"" << h::num(cx + 7) << "\" y=\"" << h::num(cy + 4) << "\">"
-             << h::escape(c["pruned_by"].get<std::string>()) << "</text>";
-      } else
-        os << "<circle cx=\"" << h::num(cx) << "\" cy=\"" << h::num(cy) << "\" r=\"4\" fill=\"#1f5fa8\"/>";
+      if (pruned)
+        os << "<path class=\"pruned-mark\" d=\"M" << h::num(cx - 4) << " " << h::num(cy - 4) << " l8 8 m0 -8 l-8 8\" stroke-width=\"1.6\"/>";
+      else
+        os << "<circle class=\"kept\" cx=\"" << h::num(cx) << "\" cy=\"" << h::num(cy) << "\" r=\"4\"/>";
       os << "</g>";
     }
     os << "\n</svg>\n";
   }
-  os << "<table class=\"pb-sortable\"><thead><tr><th class=\"num\">#</th><th>grid</th><th>args</th><th class=\"num\">bound</th><th>binding</th>"
-        "<th>pruned by</th></tr></thead><tbody>\n";
+  os << "<table class=\"pb-sortable\"><thead><tr><th class=\"num\">#</th><th class=\"num\">problem</th><th>grid</th><th>args</th>"
+        "<th class=\"num\">bound</th><th>binding</th><th>pruned by</th><th>warning</th></tr></thead><tbody>\n";
   for (const json *c : rows) {
     double v = num_of(member(*c, "bound"));
-    os << "<tr" << (member(*c, "pruned_by").is_string() ? " class=\"muted\"" : "") << "><td class=\"num\">" << c->value("index", 0) << "</td><td><code>"
-       << h::escape(member(*c, "grid").dump()) << "</code></td><td><code>" << h::escape(member(*c, "args").dump()) << "</code></td><td class=\"num\" data-v=\""
-       << (std::isfinite(v) ? v : -1) << "\">" << time_html(member(*c, "bound")) << "</td><td>" << h::escape(str(*c, "binding", "-")) << "</td><td>"
-       << h::escape(str(*c, "pruned_by", "-")) << "</td></tr>\n";
+    os << "<tr" << (member(*c, "pruned_by").is_string() ? " class=\"muted\"" : "") << "><td class=\"num\">" << c->value("index", 0)
+       << "</td><td class=\"num\">" << c->value("problem", 0) << "</td><td><code>" << h::escape(member(*c, "grid").dump())
+       << "</code></td><td><code>" << h::escape(member(*c, "args").dump()) << "</code></td><td class=\"num\" data-v=\""
+       << h::exact(std::isfinite(v) ? v : -1) << "\">" << time_html(member(*c, "bound")) << "</td><td>" << h::escape(str(*c, "binding", "-"))
+       << "</td><td>" << h::escape(str(*c, "pruned_by", "-")) << "</td><td>"
+       << (member(*c, "warning").is_string() ? "<span class=\"bad\">" + h::escape((*c)["warning"].get<std::string>()) + "</span>" : std::string("-"))
+       << "</td></tr>\n";
   }
   os << "</tbody></table></section>\n";
   return os.str();
@@ -783,6 +941,9 @@ std::optional<std::string> render_fragment(std::string_view schema, const json &
   if (schema == kReportSchema) return report_html(doc, profile);
   if (schema == kTermSchema) return term_html(doc);
   if (schema == kFindingsSchema) {
+    if (doc.value("in_report", false))  // listed once, with the report
+      return "<p class=\"muted pb-findings-ref\">The findings of " + h::escape(str(doc, "kernel", "?")) +
+             " are listed with the report above (<a href=\"#findings\">Findings</a>).</p>\n";
     SourceCache cache;
     return "<section class=\"pb-card\"><h2>Findings: " + h::escape(str(doc, "kernel", "?")) + "</h2>\n" +
            findings_html(member(doc, "findings"), cache, "findings-") + "</section>\n";

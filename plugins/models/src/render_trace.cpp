@@ -57,6 +57,18 @@ bool evidence_matches(const json &e, const std::string &term_name, const std::st
   return false;
 }
 
+/// Whether `term` itemises IR lines for the track (core, component).
+bool has_evidence(const json &term, const std::string &core, const std::string &component) {
+  size_t components_of_core = 0;
+  for (const json &c : array_of(term, "per_component"))
+    if ((at(c, "core").is_string() ? c["core"].get<std::string>() : std::string("chip")) == core) ++components_of_core;
+  for (const json &e : array_of(term, "evidence"))
+    if (e.is_object() && evidence_matches(e, text(term, "term"), core, component, components_of_core) &&
+        (number_of(e, "per_block", 0) > 0 || number_of(e, "transfer_bytes", 0) > 0))
+      return true;
+  return false;
+}
+
 /// The pipe's short name as msprof and MindStudio show it.
 std::string pipe_name(const std::string &component) {
   static const std::map<std::string, std::string> kNames = {
@@ -168,7 +180,11 @@ BoundSchedule bound_schedule(const json &report) {
         track.additive += v;
         if (c.contains("work") && c["work"].is_object() && c["work"].contains("lines"))
           out.barriers.push_back({{"core", key.first}, {"component", key.second}, {"lines", c["work"]["lines"]}});
-      } else if (v > track.floor || track.floor_term.empty()) {
+      } else if (v > track.floor * (1 + 1e-12) || track.floor_term.empty() ||
+                 (v >= track.floor * (1 - 1e-12) && !has_evidence(*floor_terms[key], key.first, key.second) &&
+                  has_evidence(t, key.first, key.second))) {
+        // Of two terms with the same time on a track, the one that itemises
+        // its IR lines draws it (grid_floor and component_floor often tie).
         track.floor = v;
         track.floor_term = text(t, "term");
         floor_terms[key] = &t;
@@ -206,6 +222,7 @@ json render_trace(const json &report) {
           : std::nan("");
   std::map<std::string, bool> named_process;
   std::map<std::string, std::pair<double, double>> block_span;  // "core.component" -> [start of block 1, end of block 1] (us)
+  std::map<std::string, double> total_us;                        // "core.component" -> the track's total (us)
   for (const TraceTrack &track : schedule.tracks) {
     const int pid = core_pid(track.core);
     const int tid = pipe_tid(track.component);
@@ -227,6 +244,7 @@ json render_trace(const json &report) {
     events.push_back({{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", pid}, {"tid", tid}, {"args", {{"sort_index", tid}}}});
     double ts = 0;  // microseconds
     block_span[track.core + "." + track.component] = {0.0, track.floor / std::max(1.0, schedule.waves) * 1e6};
+    total_us[track.core + "." + track.component] = track.total() * 1e6;
     for (const TraceSlice &s : track.slices) {
       double dur = s.seconds * 1e6;
       json args = s.args;
@@ -248,21 +266,44 @@ json render_trace(const json &report) {
     };
     auto [pcore, pcomp] = split(text(e, "producer"));
     auto [ccore, ccomp] = split(text(e, "consumer"));
-    double start = std::max(p->second.first, p->second.second * 0.999);
-    double end = std::min(c->second.second * 0.999, std::max(c->second.first, start));
+    // The flow runs forward in time: from the end of the producer's first
+    // block to the start of the first consumer block that begins after it
+    // (the consumer waits for the producer's flag), never before.
+    const double start = std::max(p->second.first, p->second.second * 0.999);
+    const double consumer_block = c->second.second - c->second.first;
+    const double consumer_total = total_us.count(text(e, "consumer")) ? total_us.at(text(e, "consumer")) : c->second.second;
+    double end = consumer_block > 0 ? std::ceil(start / consumer_block) * consumer_block : start;
+    std::string placed = "the start of the first consumer block after the producer's first block ends";
+    if (end >= consumer_total) {
+      end = start;
+      placed = "the consumer's busy time on this slot ends before the producer's first block does: drawn at the same instant";
+    }
+    end = std::max(end, start);
     json args = {{"producer", at(e, "producer")}, {"consumer", at(e, "consumer")}, {"lines", array_of(e, "lines")},
-                 {"per_block", number_of(e, "multiplicity_per_block", std::nan(""))}};
+                 {"per_block", number_of(e, "multiplicity_per_block", std::nan(""))}, {"arrives_at", placed}};
     events.push_back({{"ph", "s"}, {"name", "handoff"}, {"cat", "sync"}, {"id", flow_id}, {"pid", core_pid(pcore)},
                       {"tid", pipe_tid(pcomp)}, {"ts", start}, {"args", args}});
     events.push_back({{"ph", "f"}, {"bp", "e"}, {"name", "handoff"}, {"cat", "sync"}, {"id", flow_id}, {"pid", core_pid(ccore)},
                       {"tid", pipe_tid(ccomp)}, {"ts", end}, {"args", args}});
     ++flow_id;
   }
+  // One instant per barrier line, spread over the representative block in
+  // line order (the bound does not place them in time; the order is the IR's).
   for (const json &b : schedule.barriers) {
     auto span = block_span.find(text(b, "core") + "." + text(b, "component"));
     if (span == block_span.end()) continue;
-    events.push_back({{"ph", "i"}, {"s", "t"}, {"name", "pipe_barrier"}, {"cat", "barrier"}, {"pid", core_pid(text(b, "core"))},
-                      {"tid", pipe_tid(text(b, "component"))}, {"ts", span->second.second}, {"args", {{"lines", at(b, "lines")}}}});
+    std::vector<json> lines;
+    if (at(b, "lines").is_array())
+      for (const json &l : b["lines"]) lines.push_back(l);
+    if (lines.empty()) lines.push_back(json(nullptr));
+    const double block = span->second.second - span->second.first;
+    for (size_t k = 0; k < lines.size(); ++k) {
+      const double ts = span->second.first + block * static_cast<double>(k + 1) / static_cast<double>(lines.size() + 1);
+      const std::string name = lines[k].is_number() ? "pipe_barrier @" + std::to_string(lines[k].get<int64_t>()) : "pipe_barrier";
+      events.push_back({{"ph", "i"}, {"s", "t"}, {"name", name}, {"cat", "barrier"}, {"pid", core_pid(text(b, "core"))},
+                        {"tid", pipe_tid(text(b, "component"))}, {"ts", ts},
+                        {"args", {{"line", lines[k]}, {"placed", "in IR line order within the representative block"}}}});
+    }
   }
   json meta = {{"kernel", kernel},
                {"bound_s", std::isfinite(bound) ? json(bound) : json(nullptr)},

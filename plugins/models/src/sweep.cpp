@@ -1,6 +1,8 @@
 //===- sweep.cpp - DSL-tier bounds of many launch configurations ----------===//
 #include "sweep.hpp"
 
+#include "render_numbers.hpp"
+
 #include <signal.h>
 
 #include <algorithm>
@@ -10,6 +12,7 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -732,6 +735,47 @@ std::vector<SweepConfig> SweepModel::expand(const json &spec, const std::string 
   return out;
 }
 
+void SweepModel::read_tuning(const json &spec, const std::string &where) {
+  tuning_args.clear();
+  if (!spec.is_object() || !spec.contains("tuning")) return;
+  const json &list = spec["tuning"];
+  if (!list.is_array()) throw pb::sdk::InputError(where + ".tuning: expected a list of argument names");
+  for (const json &name : list) {
+    if (!name.is_string()) throw pb::sdk::InputError(where + ".tuning: expected argument names, got " + name.dump());
+    const std::string key = name.get<std::string>();
+    if (std::find(arg_keys.begin(), arg_keys.end(), key) == arg_keys.end()) {
+      std::string known;
+      for (const std::string &k : arg_keys) known += (known.empty() ? "" : ", ") + k;
+      throw pb::sdk::InputError(where + ".tuning: '" + key + "' is no scalar argument of " + kernel + " (arguments: " +
+                                (known.empty() ? std::string("none") : known) + ")");
+    }
+    tuning_args.push_back(key);
+  }
+}
+
+std::string SweepModel::grid_coverage_warning(const SweepConfig &c) const {
+  for (const Item &item : items_) {
+    if (!item.contiguous_1d || item.bound_arg < 0 || item.k <= 0) continue;
+    const double n = c.args[static_cast<size_t>(item.bound_arg)];
+    const double covered = c.grid[0] * item.k;
+    if (covered < n)
+      return "grid x = " + fmt::count(c.grid[0]) + " programs of " + fmt::count(item.k) + " elements cover " +
+             fmt::count(covered) + " of the " + fmt::count(n) + " elements " + arg_keys[static_cast<size_t>(item.bound_arg)] +
+             " describes: the rest is never processed, so this bound is not the problem's";
+  }
+  return {};
+}
+
+namespace {
+
+/// A whole number as a JSON integer (grids, sizes), anything else as a number.
+json number_json(double v) {
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9.007199254740992e15) return json(static_cast<int64_t>(v));
+  return json(v);
+}
+
+}  // namespace
+
 json SweepModel::run(const std::vector<SweepConfig> &configs, std::optional<double> threshold, double factor) const {
   std::vector<SweepResult> results;
   results.reserve(configs.size());
@@ -741,42 +785,79 @@ json SweepModel::run(const std::vector<SweepConfig> &configs, std::optional<doub
     results.push_back(evaluate(configs[idx]));
     if (results[idx].bound < results[best].bound) best = idx;
   }
+  // One problem per distinct value of the arguments that are not tuning
+  // parameters: an autotuner compares configurations of one problem only.
+  std::vector<size_t> problem_args;
+  for (size_t k = 0; k < arg_keys.size(); ++k)
+    if (std::find(tuning_args.begin(), tuning_args.end(), arg_keys[k]) == tuning_args.end()) problem_args.push_back(k);
+  std::map<std::vector<double>, size_t> problem_of_key;
+  std::vector<size_t> problem(configs.size(), 0);
+  std::vector<size_t> problem_best, problem_size;
+  std::vector<std::vector<double>> problem_values;
+  for (size_t idx = 0; idx < configs.size(); ++idx) {
+    std::vector<double> key;
+    key.reserve(problem_args.size());
+    for (size_t k : problem_args) key.push_back(configs[idx].args[k]);
+    auto [it, added] = problem_of_key.emplace(key, problem_best.size());
+    if (added) {
+      problem_best.push_back(idx);
+      problem_size.push_back(0);
+      problem_values.push_back(key);
+    }
+    problem[idx] = it->second;
+    ++problem_size[it->second];
+    if (results[idx].bound < results[problem_best[it->second]].bound) problem_best[it->second] = idx;
+  }
   json doc = pb::sdk::make_document(kSweepSchema);
   doc["kernel"] = kernel;
   json base_args_json = json::object();
-  for (size_t k = 0; k < arg_keys.size(); ++k) base_args_json[arg_keys[k]] = base_args[k];
-  doc["base"] = {{"grid", base_grid_}, {"args", base_args_json}};
+  for (size_t k = 0; k < arg_keys.size(); ++k) base_args_json[arg_keys[k]] = number_json(base_args[k]);
+  doc["base"] = {{"grid", {number_json(base_grid_[0]), number_json(base_grid_[1]), number_json(base_grid_[2])}},
+                 {"args", base_args_json}};
   doc["model"] = {{"varies", {"programs, waves and occupancy (grid)", "symbolic loop trip counts (scalar arguments)",
                               "1-D mask tails of the form k*pid_x + i0 < arg"}},
                   {"limitations", limitations},
                   {"terms", {"grid_floor:cube", "grid_floor:vector", "grid_floor:gm_read", "grid_floor:gm_write", "memory"}}};
-  double cut = 0;
   std::string rule;
   if (!configs.empty()) {
-    cut = threshold ? *threshold : results[best].bound * factor;
     rule = threshold ? "pruned when the bound exceeds the given threshold (a measured time: safe pruning)"
-                     : "pruned when the bound exceeds " + u::format_number(factor) + " x the best bound";
+                     : "pruned when the bound exceeds " + fmt::sig4(factor) + " x the best bound of the same problem";
     doc["best"] = {{"index", best}, {"bound", Time::known(results[best].bound).to_json()},
                    {"binding", sweep_term_name(results[best].binding)}};
   } else {
     doc["best"] = {{"index", nullptr}, {"bound", Time::unknown("no configuration").to_json()}, {"binding", nullptr}};
   }
-  doc["threshold"] = {{"value", configs.empty() ? json(nullptr) : json(cut)}, {"unit", "s"}, {"rule", rule}};
+  doc["threshold"] = {{"value", configs.empty() ? json(nullptr) : json(threshold ? *threshold : results[best].bound * factor)},
+                      {"unit", "s"}, {"rule", rule}};
+  json tuning = json::array();
+  for (const std::string &t : tuning_args) tuning.push_back(t);
+  json problems = json::array();
+  for (size_t p = 0; p < problem_best.size(); ++p) {
+    json args = json::object();
+    for (size_t j = 0; j < problem_args.size(); ++j) args[arg_keys[problem_args[j]]] = number_json(problem_values[p][j]);
+    problems.push_back({{"index", p}, {"args", args}, {"configs", problem_size[p]}, {"best", problem_best[p]},
+                        {"bound", Time::known(results[problem_best[p]].bound).to_json()}});
+  }
+  doc["tuning"] = std::move(tuning);
+  doc["problems"] = std::move(problems);
   json list = json::array();
-  size_t pruned = 0;
+  size_t pruned = 0, uncovered = 0;
   for (size_t idx = 0; idx < configs.size(); ++idx) {
     if ((idx & 1023) == 0) throw_if_cancelled();
     const SweepConfig &c = configs[idx];
     const SweepResult &r = results[idx];
+    const size_t own_best = problem_best[problem[idx]];
+    const double cut = threshold ? *threshold : results[own_best].bound * factor;
     json args = json::object();
-    for (size_t k = 0; k < arg_keys.size(); ++k) args[arg_keys[k]] = c.args[k];
+    for (size_t k = 0; k < arg_keys.size(); ++k) args[arg_keys[k]] = number_json(c.args[k]);
     json terms = json::object();
     for (int t = 0; t < kSweepTermCount; ++t) terms[sweep_term_name(t)] = r.terms[static_cast<size_t>(t)];
     bool is_pruned = r.bound > cut;
     pruned += is_pruned ? 1 : 0;
     json entry{{"index", idx},
-               {"grid", {c.grid[0], c.grid[1], c.grid[2]}},
+               {"grid", {number_json(c.grid[0]), number_json(c.grid[1]), number_json(c.grid[2])}},
                {"args", args},
+               {"problem", problem[idx]},
                {"bound", Time::known(r.bound).to_json()},
                {"binding", sweep_term_name(r.binding)},
                {"terms", terms},
@@ -784,16 +865,21 @@ json SweepModel::run(const std::vector<SweepConfig> &configs, std::optional<doub
                {"pruned", is_pruned}};
     if (is_pruned) {
       entry["pruned_by"] = sweep_term_name(r.binding);
-      entry["why"] = std::string(sweep_term_name(r.binding)) + " = " + human_seconds(r.terms[static_cast<size_t>(r.binding)]) +
-                     " > threshold " + human_seconds(cut) + " (best: config " + std::to_string(best) + ", " +
-                     human_seconds(results[best].bound) + " on " + sweep_term_name(results[best].binding) + ")";
+      entry["why"] = std::string(sweep_term_name(r.binding)) + " = " + fmt::seconds(r.terms[static_cast<size_t>(r.binding)]) +
+                     " > threshold " + fmt::seconds(cut) + " (best of this problem: config " + std::to_string(own_best) +
+                     ", " + fmt::seconds(results[own_best].bound) + " on " + sweep_term_name(results[own_best].binding) + ")";
     } else {
       entry["pruned_by"] = nullptr;
+    }
+    if (std::string warning = grid_coverage_warning(c); !warning.empty()) {
+      entry["warning"] = warning;
+      ++uncovered;
     }
     list.push_back(std::move(entry));
   }
   doc["configs"] = std::move(list);
-  doc["summary"] = {{"evaluated", configs.size()}, {"pruned", pruned}, {"kept", configs.size() - pruned}};
+  doc["summary"] = {{"evaluated", configs.size()}, {"pruned", pruned}, {"kept", configs.size() - pruned},
+                    {"problems", problem_best.size()}, {"grid_does_not_cover", uncovered}};
   return doc;
 }
 
@@ -815,6 +901,7 @@ void SweepNode::run(pb::sdk::RunContext &ctx) {
   struct Reset {
     ~Reset() { sweep_cancel_check() = nullptr; }
   } reset;
+  model.read_tuning(configs_, "node '" + ctx.node_id() + "' params.configs");
   std::vector<SweepConfig> configs = model.expand(configs_, "node '" + ctx.node_id() + "' params.configs");
   if (configs.empty()) throw pb::sdk::InputError("node '" + ctx.node_id() + "': params.configs names no configuration");
   json doc = model.run(configs, threshold_, factor_);
@@ -837,9 +924,14 @@ autotuner would ask, evaluated in closed form from the kernel's dsl_facts
 SPEC is a list [{"grid": [x, y, z], "args": {"n_elements": 1024}}, ...] or a
 range spec {"grid": {"x": R}, "args": {"name": R}, "grid_from": {"x": "cdiv(n, 2048)"}}
 with R a number, a list, {"from": a, "to": b, "step": s} or {"from": a, "to": b, "mul": m}.
-A configuration is pruned when its bound exceeds --threshold-us (a measured
-time: safe pruning) or, without it, --factor x the best bound (default 1.5);
-a pruned configuration names the term that makes it slower.
+"tuning": ["name", ...] names the arguments an autotuner may change for one
+problem; the other arguments define the problem (the grid is always tuning).
+Configurations are compared only within one problem: a configuration is
+pruned when its bound exceeds --threshold-us (a measured time: safe pruning)
+or, without it, --factor x the best bound of its problem (default 1.5); a
+pruned configuration names the term that makes it slower. A configuration
+whose grid does not reach every element its arguments describe carries a
+warning.
 A spec of more than 1000000 configurations is refused; --max-configs N
 evaluates an even sample of N of them instead. Exit 130 when interrupted.
 )HELP";
@@ -968,6 +1060,7 @@ int sweep_main(const pb::sdk::Host &host, const std::vector<std::string> &args) 
   const json profile_doc = json::parse(profile_text);
   Rates rates = Rates::from_profile(profile_doc, "profile " + profile);
   SweepModel model = SweepModel::build(dsl, rates, dsl_path);
+  model.read_tuning(spec, spec_path);
   std::vector<SweepConfig> configs = model.expand(spec, spec_path);
   json doc = model.run(configs, threshold, factor);
   doc["profile"] = rates.profile_name;

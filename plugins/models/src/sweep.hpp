@@ -90,6 +90,13 @@ class SweepModel {
 
   std::vector<std::string> arg_keys;
   std::vector<double> base_args;
+  /// Arguments an autotuner may change for one problem (spec member
+  /// "tuning"); the others define the problem. Configurations are compared
+  /// (best, pruning) only with those of the same problem.
+  std::vector<std::string> tuning_args;
+  /// Reads the spec's optional "tuning" list (names of arguments) into
+  /// tuning_args; throws InputError naming `where` for an unknown name.
+  void read_tuning(const pb::sdk::json &spec, const std::string &where);
   std::string kernel;
   std::vector<std::string> limitations;  // what the model cannot vary, with lines
 
@@ -126,6 +133,9 @@ class SweepModel {
   int vector_depth_ = 0;
 
   [[nodiscard]] double loop_ratio(int loop, const SweepConfig &c) const;
+  /// A configuration whose grid does not reach every element its arguments
+  /// describe (a 1-D mask k*pid_x + i0 < n with grid_x * k < n): the warning.
+  [[nodiscard]] std::string grid_coverage_warning(const SweepConfig &c) const;
   [[nodiscard]] bool same_as_base(const std::vector<int> &args, const SweepConfig &c) const;
 };
 

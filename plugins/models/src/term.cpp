@@ -1,6 +1,8 @@
 //===- term.cpp - one bound term (perfbound.bound_term/1) ------------------===//
 #include "term.hpp"
 
+#include "render_numbers.hpp"
+
 #include <algorithm>
 
 namespace pb::models {
@@ -23,7 +25,7 @@ Assurance assurance_from(const std::string &name, Assurance fallback) {
   return fallback;
 }
 
-std::string human_seconds(double seconds) { return u::human(seconds, u::Dimension::Time); }
+std::string human_seconds(double seconds) { return fmt::seconds(seconds); }
 
 json Time::to_json() const {
   json out = json::object();

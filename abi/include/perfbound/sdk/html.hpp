@@ -113,27 +113,39 @@ struct LogScale {
 
 /// The style every perfbound page shares (renderers may add their own).
 inline const char *base_css() {
+  // Colours are variables with a dark set under prefers-color-scheme: the
+  // page declares both schemes, so a browser's forced dark mode uses ours
+  // instead of inverting the SVG. Tables never push the page wider than
+  // the window: long cells wrap and a wide table scrolls inside its card.
   return R"CSS(
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2530;margin:0;background:#f6f7f9}
-main{max-width:1240px;margin:0 auto;padding:18px 24px 48px}
-h1{font-size:22px;margin:6px 0 12px}h2{font-size:18px;margin:26px 0 8px;border-bottom:1px solid #d5dae1;padding-bottom:4px}
+:root{color-scheme:light dark;--bg:#f6f7f9;--card:#fff;--fg:#1d2530;--muted:#5f6975;--line:#dde2e8;--rule:#d5dae1;
+--th:#eef1f5;--pre:#f3f5f8;--hit:#ffe9a8;--link:#1f5fa8;--grid:#e3e7ec;--axis:#8a939e;
+--good:#1b7f3b;--bad:#b3261e;--given:#1f5fa8;--argued:#9a5b00}
+@media (prefers-color-scheme:dark){:root{--bg:#14181d;--card:#1d232a;--fg:#e3e7ec;--muted:#a3adb8;--line:#39424d;--rule:#39424d;
+--th:#262e37;--pre:#232a32;--hit:#5c4a0e;--link:#8ab4f8;--grid:#2e3640;--axis:#7f8a96;
+--good:#6fcf8a;--bad:#ff8a80;--given:#8ab4f8;--argued:#f0b35a}}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);margin:0;background:var(--bg)}
+main{max-width:1240px;margin:0 auto;padding:18px 24px 48px;box-sizing:border-box}
+a{color:var(--link)}
+h1{font-size:22px;margin:6px 0 12px}h2{font-size:18px;margin:26px 0 8px;border-bottom:1px solid var(--rule);padding-bottom:4px}
 h3{font-size:15px;margin:16px 0 6px}
-section.pb-card{background:#fff;border:1px solid #dde2e8;border-radius:8px;padding:12px 18px;margin:14px 0}
-table{border-collapse:collapse;margin:6px 0;font-size:13px}th,td{border:1px solid #dde2e8;padding:3px 8px;text-align:left;vertical-align:top}
-th{background:#eef1f5}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+section.pb-card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:12px 18px;margin:14px 0;overflow-x:auto}
+table{border-collapse:collapse;margin:6px 0;font-size:13px;max-width:100%}
+th,td{border:1px solid var(--line);padding:3px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+th{background:var(--th)}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 table.pb-sortable th{cursor:pointer}
-code,pre{font:12px/1.4 ui-monospace,"DejaVu Sans Mono",monospace}pre{background:#f3f5f8;padding:6px 8px;overflow-x:auto;margin:4px 0}
-pre .hit{background:#ffe9a8;display:inline-block;min-width:100%}
-.muted{color:#66707c}.bad{color:#b3261e;font-weight:600}.good{color:#1b7f3b;font-weight:600}
+code,pre{font:12px/1.4 ui-monospace,"DejaVu Sans Mono",monospace}pre{background:var(--pre);padding:6px 8px;overflow-x:auto;margin:4px 0}
+pre .hit{background:var(--hit);display:inline-block;min-width:100%}
+.muted{color:var(--muted)}.bad{color:var(--bad);font-weight:600}.good{color:var(--good);font-weight:600}
 .pill{display:inline-block;border-radius:10px;padding:0 8px;font-size:12px;font-weight:600;border:1px solid}
-.pill.strict{color:#1b7f3b;border-color:#1b7f3b}.pill.given{color:#1f5fa8;border-color:#1f5fa8}
-.pill.argued{color:#9a5b00;border-color:#9a5b00}.pill.diagnostic{color:#66707c;border-color:#66707c}
-.pill.PASS{color:#1b7f3b;border-color:#1b7f3b}.pill.FAIL{color:#b3261e;border-color:#b3261e}.pill.INFRA_ERROR{color:#66707c;border-color:#66707c}
-.kv{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px}.kv .k{color:#66707c}
+.pill.strict{color:var(--good);border-color:var(--good)}.pill.given{color:var(--given);border-color:var(--given)}
+.pill.argued{color:var(--argued);border-color:var(--argued)}.pill.diagnostic{color:var(--muted);border-color:var(--muted)}
+.pill.PASS{color:var(--good);border-color:var(--good)}.pill.FAIL{color:var(--bad);border-color:var(--bad)}.pill.INFRA_ERROR{color:var(--muted);border-color:var(--muted)}
+.kv{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:2px 14px}.kv .k{color:var(--muted)}
 .big{font-size:20px;font-weight:700}
-svg{display:block;max-width:100%;height:auto}svg text{font:11px system-ui,sans-serif;fill:#1d2530}
-svg .axis{stroke:#8a939e;stroke-width:1}svg .grid{stroke:#e3e7ec;stroke-width:1}
-details>summary{cursor:pointer;color:#1f5fa8}
+svg{display:block;max-width:100%;height:auto}svg text{font:11px system-ui,sans-serif;fill:var(--fg)}
+svg .axis{stroke:var(--axis);stroke-width:1}svg .grid{stroke:var(--grid);stroke-width:1}
+details>summary{cursor:pointer;color:var(--link)}
 )CSS";
 }
 
@@ -158,7 +170,8 @@ inline std::string page(std::string_view title, std::string_view body, std::stri
   std::string out;
   out.reserve(body.size() + 6000);
   out += "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n";
-  out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>";
+  out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n";
+  out += "<meta name=\"color-scheme\" content=\"light dark\"/>\n<title>";
   out += escape(title);
   out += "</title>\n<style>";
   out += base_css();
