@@ -124,7 +124,11 @@ class FunctionUnit {
   // Values.
   VInfo info(Value v);
   ExprId int_expr(Value v);
-  void set(Value v, VInfo i) { values_[v] = i; }
+  /// Records the value of `v`. An integer or pointer expression taller than
+  /// kMaxExprHeight (a chain of thousands of index operations) is recorded
+  /// as unknown with the reason and the op's line: every walk over an
+  /// expression stays within its depth limit.
+  void set(Value v, VInfo i);
   void set_int(Value v, ExprId e);
   void set_unknown(Value v, const std::string &reason, Operation *op);
   ExprId canonical_dims(ExprId e, Type type);

@@ -27,8 +27,12 @@ Buffer TileAnalysis::buffer_of(Value v) {
   }
   // Loaded tiles that only feed dot operands a/b (possibly through layout ops)
   // go GM -> L1 on the cube core.
+  // Both walks follow chains of layout ops, as deep as the program is long:
+  // beyond kMaxExprDepth the answer is "no" (the tile stays in UB).
+  int depth = 0;
   std::function<bool(Value)> feeds_cube_only = [&](Value x) -> bool {
-    if (x.use_empty()) return false;
+    DepthGuard guard(depth);
+    if (guard.too_deep() || x.use_empty()) return false;
     for (mlir::OpOperand &use : x.getUses()) {
       Operation *user = use.getOwner();
       if (is_cube_op(user)) {
@@ -42,8 +46,9 @@ Buffer TileAnalysis::buffer_of(Value v) {
     return true;
   };
   std::function<bool(Value)> from_load = [&](Value x) -> bool {
+    DepthGuard guard(depth);
     Operation *d = x.getDefiningOp();
-    if (d == nullptr) return false;
+    if (guard.too_deep() || d == nullptr) return false;
     if (llvm::isa<tt::LoadOp, tt::DescriptorLoadOp, tt::ExperimentalDescriptorLoadOp>(d)) return true;
     return is_layout_only(d) && d->getNumOperands() > 0 && from_load(d->getOperand(0));
   };
