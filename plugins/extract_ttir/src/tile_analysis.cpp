@@ -49,7 +49,7 @@ Buffer TileAnalysis::buffer_of(Value v) {
     DepthGuard guard(depth);
     Operation *d = x.getDefiningOp();
     if (guard.too_deep() || d == nullptr) return false;
-    if (llvm::isa<tt::LoadOp, tt::DescriptorLoadOp, tt::ExperimentalDescriptorLoadOp>(d)) return true;
+    if (llvm::isa<tt::LoadOp, tt::DescriptorLoadOp, tt::ExperimentalDescriptorLoadOp, tt::GatherLoadOp>(d)) return true;
     return is_layout_only(d) && d->getNumOperands() > 0 && from_load(d->getOperand(0));
   };
   if (from_load(v) && feeds_cube_only(v)) return Buffer::L1;
@@ -104,7 +104,7 @@ void TileAnalysis::collect_tiles(tt::FuncOp func) {
     tile.loc = loc;
     tile.name = loc.name.empty() ? tile.op + (loc.line > 0 ? " at line " + std::to_string(loc.line) : "") : loc.name;
     tile.buffer = buffer_of(v);
-    if (def_op != nullptr && llvm::isa<tt::LoadOp, tt::DescriptorLoadOp, tt::ExperimentalDescriptorLoadOp>(def_op))
+    if (def_op != nullptr && llvm::isa<tt::LoadOp, tt::DescriptorLoadOp, tt::ExperimentalDescriptorLoadOp, tt::GatherLoadOp>(def_op))
       tile.loaded_in_loop = def_op->getParentOfType<mlir::scf::ForOp>() != nullptr;
     tile_of_[v] = tile.id;
     model_.tiles.push_back(std::move(tile));
