@@ -30,6 +30,7 @@ seeds() {  # the files that seed TARGET, one per line
     testlist) ls "$shared"/testlists/*.json bench/timing/*.json ;;
     plan) ls tests/fuzz/data/*.plan.json tests/regress/plan/*.json ;;
     sweep) ls tests/regress/sweep/*.json ;;
+    ttir_nesting) ls tests/fuzz/data/ttir_nesting/* ;;  # generator programs (fuzz_ttir_nesting.cpp)
     profile|set_value|launch|counterfactual|hivm_view) ;;  # generated below
     *) echo "fuzz.sh: unknown target '$1' (try: bash scripts/fuzz.sh list)" >&2; exit 2 ;;
   esac 2>/dev/null || true
@@ -93,12 +94,13 @@ generated_seeds() {  # TARGET DIR: seeds written from the project's own files
 max_len() {
   case "$1" in
     hivm|ttir) echo 200000 ;;
+    ttir_nesting) echo 4096 ;;  # one generator step per byte
     *) echo 65536 ;;
   esac
 }
 
 if [ "${1:-}" = list ]; then
-  echo "hivm hivm_des ttir msprof_csv pipeline set_value schema launch profile testlist plan sweep counterfactual hivm_view"
+  echo "hivm hivm_des ttir ttir_nesting msprof_csv pipeline set_value schema launch profile testlist plan sweep counterfactual hivm_view"
   exit 0
 fi
 if [ $# -lt 2 ]; then
