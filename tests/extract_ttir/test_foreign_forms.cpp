@@ -52,6 +52,22 @@ TEST_CASE("recursion: a pointer carried through nested scf.if yields in an scf.f
   CHECK(doc.at("bytes").is_object());
 }
 
+TEST_CASE("recursion: a search loop's index moved by a data-decided select is not an induction") {
+  // lo = v < key ? (lo + n) / 2 + 1 : lo: before the fix lo was bound to an
+  // expression holding itself and building `lo / 2` after the loop recursed
+  // in ExprPool::to_poly until the stack ran out (SIGSEGV).
+  const fs::path file = pbtest::source_dir() / "tests" / "regress" / "ttir" / "search_carried_index.ttir";
+  TtirModule m = parse_file(file);
+  REQUIRE(m.kernels.size() == 1);
+  const KernelModel &k = m.kernels.front();
+  REQUIRE(k.accesses.size() == 2);
+  // The load in the loop and the store after it read the unknown index.
+  for (const Access &a : k.accesses) CHECK(k.pool->first_opaque(a.offset) != kNoExpr);
+  json doc = perfbound::ttir::build_dsl_facts(m, k, launch_for("search", {{"%arg2", 1000}, {"%arg3", 0.5}}),
+                                              profile_910b3(), {});
+  CHECK(doc.at("bytes").is_object());
+}
+
 TEST_CASE("recursion: a placeholder is never bound to a value that contains it") {
   ExprPool pool;
   ExprId p = pool.placeholder(0);
