@@ -114,8 +114,8 @@ struct SectionText {
 
 SectionText scan(const std::string &text, const Section &s) {
   SectionText out;
-  static const std::regex op_re(R"((?:^|[\s="(])"?(hivm\.hir\.[A-Za-z_][A-Za-z0-9_]*))");
-  static const std::regex func_re(R"(^\s*(?:"?func\.func"?)\s+(?:(?:public|private|nested)\s+)?(@[A-Za-z0-9_$.\-]+|@"[^"]*"))");
+  static const std::regex op_re(R"re((?:^|[\s="(])"?(hivm\.hir\.[A-Za-z_][A-Za-z0-9_]*))re");
+  static const std::regex func_re(R"re(^\s*(?:"?func\.func"?)\s+(?:(?:public|private|nested)\s+)?(@[A-Za-z0-9_$.\-]+|@"[^"]*"))re");
   std::istringstream in(text.substr(s.begin, s.end - s.begin));
   std::string line;
   uint32_t n = s.first_line;
