@@ -118,7 +118,7 @@ TEST_CASE("foreign forms: top-level symbols, an op without result names, scope.s
   CHECK(has_warning(p, "llvm.func @__assertfail (line 1) is not a function: ignored"));
   CHECK(has_warning(p, "memref.global @__constant_4xi32 (line 2)"));
   CHECK(has_warning(p, "llvm.mlir.global @str0 (line 3)"));
-  REQUIRE(p.functions.size() == 1);
+  REQUIRE(p.functions.size() == 2);
   // Line 6: `hivm.hir.create_sync_block_lock : memref<1xi64>` is its own op.
   CHECK(op_at(p, 6).name == "hivm.hir.create_sync_block_lock");
   CHECK(op_at(p, 7).name == "hivm.hir.pointer_cast");
@@ -136,6 +136,12 @@ TEST_CASE("foreign forms: top-level symbols, an op without result names, scope.s
   CHECK(reduce.opaque->shaped == 2);
   CHECK(reduce.opaque->bytes == 576);
   CHECK(op_at(p, 15).name == "arith.addf");
+  // Line 23: `outs(%0 : tensor<64xf32>) {` is an operand group, not the region's arguments
+  // (%0 is defined once, at line 22); the region's own argument is ^bb0's %out.
+  const OpRecord &generic = op_at(p, 23);
+  REQUIRE(generic.opaque);
+  CHECK(generic.opaque->shaped == 1);
+  CHECK(generic.opaque->bytes == 256);
 }
 
 TEST_CASE("invalid IR the verifier can see is refused with its line") {
@@ -180,26 +186,32 @@ TEST_CASE("MIX: cube ops on the AIC, vector ops on the AIV; the AIV part shared 
   CHECK(op_at(p, 4).core == CoreType::Unknown);
 }
 
-TEST_CASE("functions without a core type: inferred from their ops, or named and left out") {
+TEST_CASE("functions without a core type: inferred from their ops; a MIX function of no core is named") {
   const std::string text = fixture("untyped.mlir");
   Program p = analyze_text(text, {});
-  // @both (line 3): an mmadL1 and a vexp: a mix kernel (two parts).
-  // @vector_only (line 10): AIV. @either (line 14): a tensor load either core could do.
+  // @both (line 4): an mmadL1 and a vexp: a mix kernel (two parts). @vector_only (line 11): AIV.
+  // @either (line 15): a tensor load either core could do: AIV, as the compiler's InferFuncCoreType
+  // makes a function whose ops constrain neither core. @mix_scalar (line 19): MIX, with no op that
+  // needs a particular core: on no core, named.
   std::vector<std::pair<std::string, CoreType>> seen;
   for (const FunctionRecord &f : p.functions) seen.emplace_back(f.name, f.core);
   CHECK(seen == std::vector<std::pair<std::string, CoreType>>{{"@both", CoreType::AIC},
                                                             {"@both", CoreType::AIV},
                                                             {"@vector_only", CoreType::AIV},
-                                                            {"@either", CoreType::Unknown}});
-  CHECK(has_warning(p, "function @either (line 14) has no core type"));
-  CHECK(op_at(p, 15).core == CoreType::Unknown);
-  CHECK_FALSE(op_at(p, 15).modelled);  // its destination space is unknown: listed, with its two 16 KiB tensors
-  REQUIRE(op_at(p, 15).opaque);
-  CHECK(op_at(p, 15).opaque->bytes == 32768);
+                                                            {"@either", CoreType::AIV},
+                                                            {"@mix_scalar", CoreType::Unknown}});
+  CHECK(p.functions[3].core_source.find("InferFuncCoreType") != std::string::npos);
+  // Line 16: the load reads GM into the vector core's UB: 4096 f32 = 16 KiB.
+  const OpRecord &load = op_at(p, 16);
+  CHECK(load.modelled);
+  CHECK(load.dst == Space::UB);
+  CHECK(value(load.totals().bytes) == 16384);
+  CHECK(has_warning(p, "function @mix_scalar (line 19) has no core type"));
+  CHECK(op_at(p, 20).core == CoreType::Unknown);
   // Alone, the function that no core can be put on is refused with its line.
-  Refusal alone = refusal(text, select("either"));
+  Refusal alone = refusal(text, select("mix_scalar"));
   CHECK(alone.kind == "source");
-  CHECK(alone.line == 14);
+  CHECK(alone.line == 19);
   CHECK(alone.message.find("has no core type") != std::string::npos);
   // The core a single op needs.
   OpRecord r;

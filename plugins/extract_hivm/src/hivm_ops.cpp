@@ -420,7 +420,7 @@ void HivmOps::settle_local_spaces(CoreType core) {
       }
     record.dst = local;
     record.path_name = path_word(record.src, record.dst);
-    record.unresolved_pipe = {};
+    record.unresolved_pipe = "";
     record.opaque.reset();
     record.modelled = true;
     record.notes.push_back("tensor operands: the load's destination is the local buffer of the core inferred for its function");

@@ -208,7 +208,9 @@ class Verifier {
         Tok next = toks[i + 1].kind;
         if (next == Tok::Equal || (function && next == Tok::Colon)) defs.push_back(&t);
       }
-      if (!function && t.kind == Tok::LParen && i + 1 < end && toks[i + 1].kind == Tok::PercentId) {
+      // (Not `outs(%0 : tensor<...>) {`: a keyword's operand group is no argument list.)
+      const bool after_keyword = i > 0 && toks[i - 1].kind == Tok::BareId;
+      if (!function && !after_keyword && t.kind == Tok::LParen && i + 1 < end && toks[i + 1].kind == Tok::PercentId) {
         // A parenthesised list of `%name: type` right before the region: the
         // short form of a region's block arguments (`linalg.reduce ... (%in: f32,
         // %init: f32) {`, `linalg.map`).

@@ -476,16 +476,18 @@ void FunctionWalker::walk_function(const Op &func, const FunctionContext &fctx) 
     } else if (!mix_attr && cube && vec) {
       f2.core_source = "no core type attribute; its ops need both a cube and a vector core: analysed as a mix kernel, "
                        "cube ops on the AIC and vector ops on the AIV";
-    } else if (!mix_attr && cube != vec) {
+    } else if (!mix_attr) {
+      // InferFuncCoreType.cpp: only cube ops -> AIC, only vector ops -> AIV, and
+      // a function whose ops constrain neither is made an AIV function.
       f2.core = cube ? CoreType::AIC : CoreType::AIV;
-      f2.core_source = "inferred from the ops: only " + std::string(cube ? "cube" : "vector") +
-                       "-core units are used (InferCoreType.cpp rule)";
+      f2.core_source = cube || vec ? "inferred from the ops: only " + std::string(cube ? "cube" : "vector") +
+                                         "-core units are used (InferFuncCoreType.cpp rule)"
+                                   : std::string("no core type attribute and no op that needs a particular core: a vector "
+                                                 "function, as the compiler's InferFuncCoreType.cpp makes it");
       for (uint32_t r = ir_.first_record; r < ir_.prog.ops.size(); ++r) ir_.prog.ops[r].core = f2.core;
       hivm_.settle_local_spaces(f2.core);
     } else {
-      f2.core_source = mix_attr ? "hivm.func_core_type = MIX, but no op needs a cube or a vector core in particular"
-                                : "no core type attribute, no _mix_aic/_mix_aiv suffix, and no op that needs a cube or a "
-                                  "vector core in particular";
+      f2.core_source = "hivm.func_core_type = MIX, but no op needs a cube or a vector core in particular";
     }
     if (!f2.core_source.empty() && f2.core_source.find("analysed as a mix kernel") != std::string::npos) {
       f2.split_mix = true;

@@ -17,3 +17,12 @@ func.func @forms(%arg0: memref<1024xf32, #hivm.address_space<gm>>, %arg1: tensor
     }
   return
 }
+func.func @generic_outs(%arg0: tensor<64xf32>) -> tensor<64xf32> attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
+  %cst = arith.constant 1.000000e+00 : f32
+  %0 = tensor.empty() : tensor<64xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%0 : tensor<64xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %cst : f32
+  } -> tensor<64xf32>
+  return %1 : tensor<64xf32>
+}
