@@ -14,6 +14,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -161,6 +162,30 @@ TEST_CASE("invalid IR the verifier can see is refused with its line") {
   CHECK(twice.message.find("already defined at line 14") != std::string::npos);
 }
 
+TEST_CASE("ops their definitions refuse are refused with their line") {
+  const std::string text = fixture("invalid_ops.mlir");
+  const std::vector<std::tuple<std::string, uint32_t, std::string>> cases = {
+      {"elem", 4, "the same element type, not f32 and f16"},
+      {"rank", 9, "the same rank, not 3 and 2"},
+      {"shape", 14, "the same shape (dimension 1: 16 and 32)"},
+      {"kinds", 19, "both memrefs or both tensors"},
+      {"gm_gm", 24, "a copy from GM to GM is not supported"},
+      {"store_ub", 29, "a store writes UB to GM"},
+      {"no_address", 34, "no address"},
+      {"lock", 39, "static shape"},
+  };
+  for (const auto &[kernel, line, why] : cases) {
+    INFO(kernel);
+    Refusal r = refusal(text, select(kernel));
+    CHECK(r.kind == "source");
+    CHECK(r.line == line);
+    CHECK(r.message.find(why) != std::string::npos);
+  }
+  // Line 46: a load that pads may have shapes that differ: 16 f16 read, 32 B.
+  Program padded = analyze_text(text, select("padded"));
+  CHECK(value(op_at(padded, 46).totals().bytes) == 32);
+}
+
 TEST_CASE("MIX: cube ops on the AIC, vector ops on the AIV; the AIV part shared by the block's vector cores") {
   AnalysisOptions o;
   o.vector_cores_per_cube_core = 2;
@@ -250,6 +275,12 @@ TEST_CASE("ops the table does not know are listed with their operands' bytes, ne
   CHECK(op_at(p, 12).opaque->shaped == 0);
   // The vadd beside them is modelled as before: 1024 f32 = 16 repeats.
   CHECK(value(op_at(p, 8).totals().repeats) == 16);
+  // Line 16: a copy from L1 to UB: no pipe is known for it: listed with its reason and 512 B.
+  const OpRecord &copy = op_at(p, 16);
+  CHECK_FALSE(copy.modelled);
+  REQUIRE(copy.opaque);
+  CHECK(copy.opaque->reason == "copy between address spaces with no known pipe");
+  CHECK(copy.opaque->bytes == 512);
 }
 
 TEST_CASE("ops modelled from their definitions: mmadmxL1, matmul, tensor DMA, memrefs without a space") {
@@ -306,8 +337,11 @@ TEST_CASE("report: an unknown op with work on the binding core is listed and the
   CHECK(listed(10, "hivm.hir.custom").is_object());
   CHECK(listed(11, "hivm.hir.atomic_xchg").is_object());
   CHECK(listed(12, "hivm.hir.anchor").is_object());  // listed, no work
+  CHECK(listed(16, "hivm.hir.copy").is_object());    // a copy with no known pipe
   CHECK(coverage["share"].get<double>() < 1.0);
   // The only core is the AIV, so whatever binds, its unmodelled work is named in the verdict.
   REQUIRE(report["verdict"].contains("coverage"));
-  CHECK(report["verdict"]["coverage"].get<std::string>().find("op not modelled") != std::string::npos);
+  // "the bound counts 1 of 5 VECTOR ops: 1 is not counted: ..., 3 more for other reasons"
+  CHECK(report["verdict"]["coverage"].get<std::string>().find("1 of 5 VECTOR ops") != std::string::npos);
+  CHECK(report["verdict"]["coverage"].get<std::string>().find("is not counted") != std::string::npos);
 }

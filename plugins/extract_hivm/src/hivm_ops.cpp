@@ -22,6 +22,45 @@ bool is_memref_or_tensor(const Type &t) { return t.kind == Type::Kind::Memref ||
 
 }  // namespace
 
+void HivmOps::check_definition(const Op &op, const OpDetail &d) const {
+  std::string_view m = op.name.substr(op.name.rfind('.') + 1);
+  if (m != "load" && m != "store" && m != "copy") return;
+  auto first_shaped = [](const std::vector<Operand> &v) -> const Operand * {
+    for (const Operand &o : v)
+      if (is_memref_or_tensor(o.type)) return &o;
+    return nullptr;
+  };
+  const Operand *src = first_shaped(d.ins), *dst = first_shaped(d.outs);
+  if (src == nullptr || dst == nullptr) return;
+  auto refuse = [&](const std::string &why) {
+    throw SourceError(op.line, op.col, "'" + std::string(op.name) + "': " + why + " (HIVMDMAOps.td)");
+  };
+  const Type &a = src->type, &b = dst->type;
+  if (m == "load" && a.kind != b.kind) refuse("src and dst must be both memrefs or both tensors");
+  if (a.elem.known() && b.elem.known() && a.elem.name != b.elem.name)
+    refuse("src and dst must have the same element type, not " + std::string(a.elem.name) + " and " +
+           std::string(b.elem.name));
+  TokSpan s = tokens_of(op);
+  const bool padded = has_word(s, "pad_mode") || has_word(s, "collapse_reassociation");
+  if (!padded && a.rank() != b.rank())
+    refuse("src and dst must have the same rank, not " + std::to_string(a.rank()) + " and " + std::to_string(b.rank()));
+  if (!padded)
+    for (size_t idx = 0; idx < a.rank() && idx < b.rank(); ++idx)
+      if (a.shape[idx] != kDynamic && b.shape[idx] != kDynamic && a.shape[idx] != b.shape[idx])
+        refuse("without pad_mode, src and dst must have the same shape (dimension " + std::to_string(idx) + ": " +
+               std::to_string(a.shape[idx]) + " and " + std::to_string(b.shape[idx]) + ")");
+  // The spaces each op supports, where the IR prints both.
+  if (a.space != Space::Unknown && b.space != Space::Unknown) {
+    if (m == "load" && (a.space != Space::GM || b.space == Space::GM)) refuse("a load reads GM into a local buffer");
+    if (m == "store" && !(a.space == Space::UB && b.space == Space::GM)) refuse("a store writes UB to GM");
+    if (m == "copy" && a.space == Space::GM && b.space == Space::GM) refuse("a copy from GM to GM is not supported");
+  }
+  // left_padding_num = %x : index.
+  if (auto at = find_word(s, "left_padding_num"); at && *at + 4 < s.size() && s[*at + 1].kind == Tok::Equal &&
+                                                   s[*at + 3].kind == Tok::Colon && s[*at + 4].text() != "index")
+    refuse("left_padding_num must be an index, not " + std::string(s[*at + 4].text()));
+}
+
 Space HivmOps::inferred_space(const Operand &o) const {
   if (o.type.kind != Type::Kind::Memref || o.type.space != Space::Unknown) return o.type.space;
   const MemrefInfo *mi = ir_.mem_of(o.v);
@@ -182,6 +221,7 @@ void HivmOps::handle_structured(const Op &op, uint32_t r, const OpInfo &info, in
   }
   OpRecord &record = ir_.rec(r);
   std::string_view m = op.name.substr(op.name.rfind('.') + 1);
+  check_definition(op, d);
   const CoreType fn_core = ir_.prog.functions[ir_.fn_index].core;
   // Address spaces the IR does not print. A memref without one takes its
   // buffer's; a tensor operand the one the op's definition implies.

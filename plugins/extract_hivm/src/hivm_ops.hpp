@@ -43,6 +43,11 @@ class HivmOps {
   /// buffer: a kernel argument or the workspace is GM; a local buffer
   /// (memref.alloc, pointer_cast) is UB outside cube functions. Unknown otherwise.
   Space inferred_space(const Operand &o) const;
+  /// load, store, copy: what their definition requires of src and dst (same
+  /// element type, rank and, without pad_mode, shape; a load's both memrefs or
+  /// both tensors; the address spaces each supports when both are printed).
+  /// Throws SourceError at the op.
+  void check_definition(const Op &op, const OpDetail &d) const;
   /// matmul / mix_matmul: M, K, N from the shapes of A (m x k), B (k x n) and
   /// C (m x n), honouring a_transpose/b_transpose; false when they are not static.
   bool macro_extents(const Op &op, OpDetail &d);

@@ -12,3 +12,7 @@ func.func @opaque(%arg0: memref<1024xf32, #hivm.address_space<gm>>, %flag: memre
   hivm.hir.anchor {id = 0 : i64}
   return
 }
+func.func @no_pipe(%l1: memref<64xf32, #hivm.address_space<cbuf>>, %ub: memref<64xf32, #hivm.address_space<ub>>) attributes {hivm.func_core_type = #hivm.func_core_type<AIV>} {
+  hivm.hir.copy ins(%l1 : memref<64xf32, #hivm.address_space<cbuf>>) outs(%ub : memref<64xf32, #hivm.address_space<ub>>)
+  return
+}
