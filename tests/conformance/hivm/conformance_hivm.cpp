@@ -32,6 +32,8 @@
 // Crashes and hangs are contained: a child process runs the sections of one
 // file and reports each before and after it runs; the parent kills a child
 // that stays silent too long and starts another for the rest of the file.
+// Two children run at a time (PB_CONFORMANCE_JOBS sets another number);
+// PB_CONFORMANCE_ONLY=<part of a path> runs only the files that match.
 //
 //===----------------------------------------------------------------------===//
 #include <doctest/doctest.h>
@@ -46,6 +48,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -192,8 +195,17 @@ class Runner {
     auto resolved = perfbound::resolve_pipeline(std::move(*pipeline), catalog, overrides, perfbound::ResolveMode::Run,
                                                 &perfbound::locate_profile, diags);
     if (!resolved) return {"crash", "the pipeline does not resolve: " + diags.format()};
+    // The profile is read once per child (every section runs on the same one).
     perfbound::Engine engine(services_, plugins_, schemas_,
-                             [](const fs::path &dir) { return perfbound::load_profile_document(dir); });
+                             [this](const fs::path &dir) -> perfbound::Expected<perfbound::LoadedProfile> {
+                               if (!profile_ || profile_dir_ != dir) {
+                                 auto loaded = perfbound::load_profile_document(dir);
+                                 if (!loaded) return loaded;
+                                 profile_ = *loaded;
+                                 profile_dir_ = dir;
+                               }
+                               return *profile_;
+                             });
     perfbound::RunOptions options;
     options.jobs = 1;
     perfbound::RunResult result = engine.run(*resolved, options);
@@ -269,6 +281,8 @@ class Runner {
     return {};
   }
 
+  std::optional<perfbound::LoadedProfile> profile_;
+  fs::path profile_dir_;
   perfbound::Logger logger_;
   perfbound::HostServices services_;
   perfbound::PluginRegistry plugins_;
@@ -291,86 +305,135 @@ std::string one_line(std::string text) {
   return text.size() > 400 ? text.substr(0, 400) + "..." : text;
 }
 
-/// Runs sections [first, sections.size()) of one file in a child; returns
-/// the outcomes of the sections it finished, and marks the one it died or
-/// hung in.
-void run_file_sections(const fs::path &tmp_file, const std::string &text, const std::vector<Section> &sections,
-                       const std::vector<SectionText> &texts, const std::vector<size_t> &todo,
-                       std::map<size_t, Outcome> &outcomes) {
+/// One file's sections, run by one child process at a time.
+struct FileJob {
+  fs::path rel, tmp_file;
+  std::string text;
+  std::vector<Section> sections;
+  std::vector<SectionText> texts;
+  std::vector<size_t> todo;  // the sections to run, in order
+  std::map<size_t, Outcome> outcomes;
+  // The child running todo[next...]:
   size_t next = 0;
-  while (next < todo.size()) {
-    int fds[2];
-    REQUIRE(::pipe(fds) == 0);
-    std::cout.flush();
-    pid_t pid = ::fork();
-    REQUIRE(pid >= 0);
-    if (pid == 0) {
-      ::close(fds[0]);
-      FILE *out = ::fdopen(fds[1], "w");
-      Runner runner;
-      for (size_t k = next; k < todo.size(); ++k) {
-        const size_t idx = todo[k];
-        std::fprintf(out, "S %zu\n", idx);
-        std::fflush(out);
-        pbtest::write_file(tmp_file, isolate(text, sections[idx]));
-        Outcome o = runner.run(tmp_file, texts[idx]);
-        std::fprintf(out, "R %zu %s %s\n", idx, o.kind.c_str(), one_line(o.detail).c_str());
-        std::fflush(out);
-      }
-      std::fclose(out);
-      ::_exit(0);
-    }
-    ::close(fds[1]);
-    std::string buffer;
-    size_t current = todo[next];
-    bool started = false;
-    bool timed_out = false;
-    while (true) {
-      pollfd p{fds[0], POLLIN, 0};
-      int ready = ::poll(&p, 1, kSectionTimeoutSeconds * 1000);
-      if (ready == 0) {
-        timed_out = true;
-        ::kill(pid, SIGKILL);
-        break;
-      }
-      char chunk[4096];
-      ssize_t n = ::read(fds[0], chunk, sizeof chunk);
-      if (n <= 0) break;
-      buffer.append(chunk, static_cast<size_t>(n));
-      size_t nl;
-      while ((nl = buffer.find('\n')) != std::string::npos) {
-        std::string line = buffer.substr(0, nl);
-        buffer.erase(0, nl + 1);
-        if (line.rfind("S ", 0) == 0) {
-          current = std::stoul(line.substr(2));
-          started = true;
-        } else if (line.rfind("R ", 0) == 0) {
-          std::istringstream in(line.substr(2));
-          size_t idx;
-          Outcome o;
-          in >> idx >> o.kind;
-          std::getline(in, o.detail);
-          if (!o.detail.empty() && o.detail[0] == ' ') o.detail.erase(0, 1);
-          outcomes[idx] = o;
-          ++next;
-          started = false;
-        }
-      }
-    }
+  pid_t pid = -1;
+  int fd = -1;
+  std::string buffer;
+  size_t current = 0;  // the section it last started
+  bool started = false;
+  std::chrono::steady_clock::time_point heard;
+};
+
+/// Starts a child that runs the job's sections from `next` on, reporting
+/// "S <section>" before and "R <section> <kind> <detail>" after each.
+void start_child(FileJob &job) {
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  std::cout.flush();
+  std::cerr.flush();
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
     ::close(fds[0]);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    if (next < todo.size() && (started || timed_out || WIFSIGNALED(status) || next < todo.size())) {
+    FILE *out = ::fdopen(fds[1], "w");
+    Runner runner;
+    for (size_t k = job.next; k < job.todo.size(); ++k) {
+      const size_t idx = job.todo[k];
+      std::fprintf(out, "S %zu\n", idx);
+      std::fflush(out);
+      pbtest::write_file(job.tmp_file, isolate(job.text, job.sections[idx]));
+      Outcome o = runner.run(job.tmp_file, job.texts[idx]);
+      std::fprintf(out, "R %zu %s %s\n", idx, o.kind.c_str(), one_line(o.detail).c_str());
+      std::fflush(out);
+    }
+    std::fclose(out);
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  job.pid = pid;
+  job.fd = fds[0];
+  job.buffer.clear();
+  job.current = job.todo[job.next];
+  job.started = false;
+  job.heard = std::chrono::steady_clock::now();
+}
+
+/// Reads what the job's child said; true while it is still running.
+bool read_child(FileJob &job) {
+  char chunk[4096];
+  const ssize_t n = ::read(job.fd, chunk, sizeof chunk);
+  if (n <= 0) return false;
+  job.heard = std::chrono::steady_clock::now();
+  job.buffer.append(chunk, static_cast<size_t>(n));
+  size_t nl;
+  while ((nl = job.buffer.find('\n')) != std::string::npos) {
+    std::string line = job.buffer.substr(0, nl);
+    job.buffer.erase(0, nl + 1);
+    if (line.rfind("S ", 0) == 0) {
+      job.current = std::stoul(line.substr(2));
+      job.started = true;
+    } else if (line.rfind("R ", 0) == 0) {
+      std::istringstream in(line.substr(2));
+      size_t idx;
       Outcome o;
-      if (timed_out) {
-        o = {"hang", "no answer within " + std::to_string(kSectionTimeoutSeconds) + " s"};
-      } else if (WIFSIGNALED(status)) {
-        o = {"crash", std::string("signal ") + strsignal(WTERMSIG(status))};
-      } else {
-        o = {"crash", "the child exited with status " + std::to_string(WEXITSTATUS(status))};
+      in >> idx >> o.kind;
+      std::getline(in, o.detail);
+      if (!o.detail.empty() && o.detail[0] == ' ') o.detail.erase(0, 1);
+      job.outcomes[idx] = o;
+      ++job.next;
+      job.started = false;
+    }
+  }
+  return true;
+}
+
+/// The child has ended or was killed: the section it was in (if any) is a
+/// crash or a hang, and a new child takes the rest. False when the job is done.
+bool reap_child(FileJob &job, bool timed_out) {
+  ::close(job.fd);
+  int status = 0;
+  ::waitpid(job.pid, &status, 0);
+  job.pid = -1;
+  if (job.next >= job.todo.size()) return false;
+  Outcome o;
+  if (timed_out) o = {"hang", "no answer within " + std::to_string(kSectionTimeoutSeconds) + " s"};
+  else if (WIFSIGNALED(status)) o = {"crash", std::string("signal ") + strsignal(WTERMSIG(status))};
+  else o = {"crash", "the child exited with status " + std::to_string(WEXITSTATUS(status))};
+  job.outcomes[job.current] = o;
+  ++job.next;
+  if (job.next >= job.todo.size()) return false;
+  start_child(job);
+  return true;
+}
+
+/// Runs every job, `parallel` children at a time.
+void run_jobs(std::vector<FileJob> &jobs, size_t parallel) {
+  size_t next_job = 0;
+  std::vector<FileJob *> active;
+  while (next_job < jobs.size() || !active.empty()) {
+    while (active.size() < parallel && next_job < jobs.size()) {
+      FileJob &job = jobs[next_job++];
+      start_child(job);
+      active.push_back(&job);
+    }
+    std::vector<pollfd> fds;
+    for (FileJob *job : active) fds.push_back({job->fd, POLLIN, 0});
+    ::poll(fds.data(), fds.size(), 1000);
+    const auto now = std::chrono::steady_clock::now();
+    for (size_t k = 0; k < active.size();) {
+      FileJob &job = *active[k];
+      bool running = true;
+      if (fds[k].revents != 0) {
+        running = read_child(job) || reap_child(job, false);
+      } else if (now - job.heard > std::chrono::seconds(kSectionTimeoutSeconds)) {
+        ::kill(job.pid, SIGKILL);
+        running = reap_child(job, true);
       }
-      outcomes[current] = o;
-      ++next;
+      if (running) {
+        ++k;
+      } else {
+        active.erase(active.begin() + static_cast<std::ptrdiff_t>(k));
+        fds.erase(fds.begin() + static_cast<std::ptrdiff_t>(k));
+      }
     }
   }
 }
@@ -404,28 +467,34 @@ TEST_CASE("conformance_hivm: every HIVM section of the peer suites is read, boun
     uint32_t line;
     Outcome outcome;
   };
-  std::vector<Row> rows;
   const char *only = std::getenv("PB_CONFORMANCE_ONLY");  // a substring of the file paths to run (for debugging)
+  std::vector<FileJob> jobs;
   for (const fs::path &rel : files) {
     if (only != nullptr && rel.string().find(only) == std::string::npos) continue;
-    const std::string text = pbtest::read_file(peer / rel);
-    std::vector<Section> sections = split_sections(text);
-    std::vector<SectionText> texts;
-    std::vector<size_t> todo;
-    for (size_t idx = 0; idx < sections.size(); ++idx) {
-      texts.push_back(scan(text, sections[idx]));
-      if (!texts.back().hivm_ops.empty()) todo.push_back(idx);
+    FileJob job;
+    job.rel = rel;
+    job.tmp_file = tmp / rel.string();
+    job.text = pbtest::read_file(peer / rel);
+    job.sections = split_sections(job.text);
+    for (size_t idx = 0; idx < job.sections.size(); ++idx) {
+      job.texts.push_back(scan(job.text, job.sections[idx]));
+      if (!job.texts.back().hivm_ops.empty()) job.todo.push_back(idx);
     }
-    if (todo.empty()) continue;
-    std::map<size_t, Outcome> outcomes;
-    run_file_sections(tmp / rel.string(), text, sections, texts, todo, outcomes);
-    for (size_t idx : todo) {
-      Outcome o = outcomes.count(idx) ? outcomes[idx] : Outcome{"crash", "no outcome"};
-      for (const auto &[line, name] : texts[idx].hivm_ops)
-        if (is_work_op(name)) o.work = o.work || !texts[idx].functions.empty();
-      rows.push_back({rel.string(), sections[idx].first_line, o});
-    }
+    if (!job.todo.empty()) jobs.push_back(std::move(job));
   }
+  // Children at a time: the cores ctest gives us (PB_CONFORMANCE_JOBS), else 2.
+  size_t parallel = 2;
+  if (const char *env = std::getenv("PB_CONFORMANCE_JOBS"); env != nullptr && std::atoi(env) > 0)
+    parallel = static_cast<size_t>(std::atoi(env));
+  run_jobs(jobs, parallel);
+  std::vector<Row> rows;
+  for (FileJob &job : jobs)
+    for (size_t idx : job.todo) {
+      Outcome o = job.outcomes.count(idx) ? job.outcomes[idx] : Outcome{"crash", "no outcome"};
+      for (const auto &[line, name] : job.texts[idx].hivm_ops)
+        if (is_work_op(name)) o.work = o.work || !job.texts[idx].functions.empty();
+      rows.push_back({job.rel.string(), job.sections[idx].first_line, o});
+    }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
