@@ -327,6 +327,12 @@ void write_op(JsonWriter &w, const OpRecord &r, bool with_grid, const OpRecord *
     for (const BufferRef &b : r.writes) write_buffer(w, b);
     w.end_array();
   }
+  if (r.opaque) {
+    w.key("opaque").begin_object().field("reason", r.opaque->reason).field("shaped_operands", r.opaque->shaped);
+    if (r.opaque->bytes) w.field("operand_bytes", *r.opaque->bytes);
+    else w.null_field("operand_bytes");
+    w.end_object();
+  }
   if (!r.notes.empty()) w.array("notes", r.notes);
   if (given != nullptr && facts != nullptr && changed_by_facts(r, *given)) write_given(w, *given, *facts, with_grid, fact_ops);
   w.end_object();

@@ -294,6 +294,16 @@ struct DataTotals {
   Quantity bytes_grid, flop_grid, repeats_grid;  // whole grid, as the grid sums below
 };
 
+/// What an op the extractor does not model holds: its operands with a shape
+/// (memref/tensor) and their bytes. Such an op is listed as not counted; with a
+/// shaped operand it is assumed to do work (coverage says so).
+struct OpaqueOperands {
+  uint32_t shaped = 0;           // operands with a memref/tensor type
+  std::optional<int64_t> bytes;  // their bytes summed (static shapes); empty when a shape is dynamic or unknown
+  std::string reason;            // "op not modelled: hivm.hir.custom"
+  CoreType core = CoreType::Unknown;  // the core the op names (a custom op's hivm.tcore_type), if any
+};
+
 struct OpRecord {
   uint32_t id = 0;
   uint32_t function = 0;
@@ -337,6 +347,7 @@ struct OpRecord {
 
   Eligibility eligibility;
   std::unique_ptr<SyncInfo> sync;  // sync ops only
+  std::unique_ptr<OpaqueOperands> opaque;  // ops not modelled only
   std::vector<BufferRef> reads, writes;
   std::vector<std::string> estimated_fields;  // names of fields holding estimates
   std::vector<std::string> notes;
@@ -410,6 +421,10 @@ struct FunctionRecord {
   std::optional<uint32_t> first_op, last_op;  // record range in Program::ops
   std::string logical_block_num;  // the SSA value annotated {logical_block_num}
   Count block_num;                // its value when resolvable
+  // A MIX function (or one without a core type whose ops need both cores) is
+  // analysed as a mix kernel: this record is its AIC part and the next record,
+  // made by the analysis, its AIV part; each op carries the core it needs.
+  bool split_mix = false;
 };
 
 struct Finding {

@@ -561,10 +561,14 @@ std::vector<const CoverageRow *> relevant_rows(const HivmView &view, const std::
   std::vector<const CoverageRow *> out;
   for (const auto &[key, row] : view.coverage) {
     bool core_ok = core.empty() || row.core == core;
-    bool match = component == "scalar" ? core_ok && row.component == "issue"
-                 : component == "hbm"  ? row.component == "mte2" || row.component == "mte3"
-                 : component.empty()   ? row.component != "issue"
-                                       : core_ok && row.component == component;
+    // Ops the extractor does not model (row `<core>.unmodelled`) may do any
+    // kind of work: they matter to every binding component on their core.
+    bool unmodelled = !component.empty() && row.component == "unmodelled" && core_ok;
+    bool match = unmodelled                ? true
+                 : component == "scalar" ? core_ok && row.component == "issue"
+                 : component == "hbm"    ? row.component == "mte2" || row.component == "mte3"
+                 : component.empty()     ? row.component != "issue"
+                                         : core_ok && row.component == component;
     if (match) out.push_back(&row);
   }
   return out;
@@ -681,7 +685,12 @@ json coverage_json(const CombineInputs &in, const Limit *chosen, std::string &wa
       hivm["binding"] = {{"core", core.empty() ? json(nullptr) : json(core)}, {"component", component},
                          {"ops_present", binding.present}, {"ops_counted", binding.counted}, {"share", binding.share()},
                          {"sentence", sentence}};
-      if (binding.share() < kCoverageWarning || all.share() < kMostOfTheKernel) warning = sentence;
+      // An op that is not modelled on the binding core may hold any amount of
+      // work: the verdict says so however few such ops there are.
+      const bool unmodelled_work = std::any_of(relevant.begin(), relevant.end(), [](const CoverageRow *r) {
+        return r->component == "unmodelled" && r->ops_present > r->ops_counted;
+      });
+      if (binding.share() < kCoverageWarning || all.share() < kMostOfTheKernel || unmodelled_work) warning = sentence;
     }
     out["hivm"] = std::move(hivm);
   }

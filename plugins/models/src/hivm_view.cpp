@@ -295,11 +295,63 @@ void ProgramReader::read_blocks(const json &program) {
 }
 
 /// One op record: its work, coverage, transfers; and its row in `ops_`.
+/// An op whose work no term counts because the extractor does not model it
+/// (`modelled: false`) or does not know which core runs it (`core: unknown`):
+/// listed as not counted, with its reason and the bytes of its shaped operands.
+/// One with a memref/tensor operand (or a work class) is taken to do work: it
+/// is present on row `<core>.unmodelled` and lowers coverage; one without is
+/// left out by rule. Rows of core "unknown" count for the kernel as a whole.
+void note_unmodelled(HivmView &view, const json &op, const std::string &core) {
+  const std::string name = string_or(op, "op");
+  const std::string cls = string_or(op, "class");
+  const int line = static_cast<int>(number_or(op, "line", 0));
+  const CountFacts count = count_of(child(op, "count"));
+  if (count.known_zero()) return;  // never executes in this launch
+  const json &opaque = child(op, "opaque");
+  const double shaped = number_or(opaque, "shaped_operands", 0);
+  const bool work_class = cls.rfind("vector_", 0) == 0 || cls == "dma" || cls == "cube" || cls == "cube_macro";
+  const bool work = shaped > 0 || work_class;
+  const bool on_core = core == "aic" || core == "aiv";
+  if (!work && bool_or(op, "modelled", true)) return;  // a scalar op of a mix function: on no core, no work
+  CoverageRow &row = view.coverage[(on_core ? core : std::string("unknown")) + ".unmodelled"];
+  row.core = on_core ? core : "unknown";
+  row.component = "unmodelled";
+  row.unit = "op";
+  Uncounted u;
+  u.line = line;
+  u.op = name;
+  u.core = row.core;
+  u.component = "unmodelled";
+  std::string reason = string_or(opaque, "reason");
+  if (reason.empty()) reason = string_or(op, "pipe_reason");
+  if (reason.empty()) reason = "op not modelled: " + name;
+  if (!on_core) reason = "no core is known for it (its function has no core type, and either core could run it); " + reason;
+  if (shaped > 0) {
+    const json &bytes = child(opaque, "operand_bytes");
+    reason += bytes.is_number() ? "; its " + std::to_string(static_cast<int64_t>(shaped)) + " shaped operand(s) hold " +
+                                      std::to_string(bytes.get<int64_t>()) + " B"
+                                : "; its " + std::to_string(static_cast<int64_t>(shaped)) +
+                                      " shaped operand(s) have a dynamic size";
+  } else if (!work) {
+    reason += " (no shaped operand: no work assumed)";
+  }
+  u.reason = reason;
+  if (count.value) u.issued_estimate = *count.value;
+  if (work) {
+    ++row.ops_present;
+    if (count.value) row.present += *count.value;
+  } else {
+    ++row.ops_excluded;
+  }
+  view.note_uncounted(std::move(u));
+}
+
 void ProgramReader::add_op(const json &op) {
   HivmView &view = view_;
   ops_.add(op);
   const double grid_blocks = view.blocks.value_or(0);
   std::string core = string_or(op, "core");
+  if (!bool_or(op, "modelled", true) || (core != "aic" && core != "aiv")) note_unmodelled(view, op, core);
   if (core != "aic" && core != "aiv") return;
   const std::string name = string_or(op, "op");
   const std::string cls = string_or(op, "class");
