@@ -31,8 +31,11 @@ std::string Outcome::summary(const Case &c) const {
   std::ostringstream os;
   os << c.id << ": ";
   if (!ran) return os.str() + "not compared: " + skipped;
-  os << compared << " figures compared, " << violations.size() << " violation(s)";
+  os << compared << " figures compared (" << exact << " exact, " << lower << " lower bounds, " << upper
+     << " upper estimates), " << violations.size() << " violation(s)";
   for (const Finding &f : violations) os << "\n  " << f.text();
+  if (!known_item9.empty()) os << "\n  " << known_item9.size() << " finding(s) review item 9 explains:";
+  for (const Finding &f : known_item9) os << "\n  " << f.text();
   return os.str();
 }
 
@@ -69,15 +72,29 @@ class Comparator {
   void claim(const std::string &what, const std::string &kind, double document, double truth) {
     if (kind.empty()) return;
     ++out_.compared;
-    // Relative: term values are seconds (1e-9 and less on small launches).
-    const double tol = 1e-9 * std::max(std::fabs(truth), std::fabs(document));
-    bool bad = kind == "exact" ? std::fabs(document - truth) > tol
-               : kind == "lower" ? document > truth + tol
-                                 : document < truth - tol;
-    if (bad) out_.violations.push_back({what, kind, document, truth});
+    ++(kind == "exact" ? out_.exact : kind == "lower" ? out_.lower : out_.upper);
+    if (wrong(kind, document, truth)) out_.violations.push_back({what, kind, document, truth});
+  }
+
+  /// A lower bound against the ideal machine's time; when it exceeds it but
+  /// not `touched_truth` (no credit for aliasing or own-write reads), review
+  /// item 9 explains it.
+  void lower_with_item9(const std::string &what, double document, double truth, double touched_truth) {
+    ++out_.compared;
+    ++out_.lower;
+    if (!wrong("lower", document, truth)) return;
+    if (!wrong("lower", document, touched_truth)) out_.known_item9.push_back({what, "lower", document, truth});
+    else out_.violations.push_back({what, "lower", document, truth});
   }
 
  private:
+  static bool wrong(const std::string &kind, double document, double truth) {
+    // Relative: term values are seconds (1e-9 and less on small launches).
+    const double tol = 1e-9 * std::max(std::fabs(truth), std::fabs(document));
+    return kind == "exact" ? std::fabs(document - truth) > tol
+           : kind == "lower" ? document > truth + tol
+                             : document < truth - tol;
+  }
   static std::string kind_of(const json &q) {
     if (q.value("exact", false)) return "exact";
     if (q.contains("bound") && q["bound"].is_string()) return q["bound"].get<std::string>();
@@ -179,34 +196,41 @@ using TermFn = pb::models::Term (*)(const json &, const pb::models::Rates &, con
                                      const std::string &);
 
 /// Every strict value of a DSL term fed the document must not exceed the
-/// same term fed the oracle's exact counts.
-void compare_terms(const json &doc, const json &exact, const json &prof, Comparator &cmp) {
+/// same term fed the oracle's exact counts (`ideal`); `touched` is the same
+/// with the bytes touched per argument, which sorts out review item 9.
+void compare_terms(const json &doc, const json &ideal_doc, const json &touched_doc, const json &prof,
+                   const std::string &label, Comparator &cmp) {
   const pb::models::Rates rates = pb::models::Rates::from_profile(prof, "profile");
   const pb::models::TermOptions options;
   const std::pair<const char *, TermFn> terms[] = {{"grid_floor", &pb::models::grid_floor_dsl},
                                                    {"component_floor", &pb::models::component_floor_dsl},
                                                    {"memory", &pb::models::memory_dsl}};
   const char *dump = std::getenv("PB_ORACLE_TTIR_DUMP");
+  auto strict_of = [](const pb::models::Term &t, const std::string &key) {
+    if (key.empty()) return t.strict_value.seconds.value_or(0.0);
+    for (const pb::models::ComponentValue &cv : t.per_component)
+      if (cv.key() == key && cv.strict_value.seconds) return *cv.strict_value.seconds;
+    return 0.0;
+  };
   for (const auto &[name, fn] : terms) {
     pb::models::Term mine = fn(doc, rates, options, "extractor");
-    pb::models::Term ideal = fn(exact, rates, options, "oracle");
+    pb::models::Term ideal = fn(ideal_doc, rates, options, "oracle");
+    pb::models::Term touched = fn(touched_doc, rates, options, "oracle (touched bytes)");
     if (dump != nullptr && *dump != '\0') {
       const fs::path dir(dump);
       fs::create_directories(dir);
-      pbtest::write_file(dir / (std::string(name) + ".extractor.json"), mine.to_json().dump(1));
-      pbtest::write_file(dir / (std::string(name) + ".oracle.json"), ideal.to_json().dump(1));
+      pbtest::write_file(dir / (std::string(name) + "." + label + ".extractor.json"), mine.to_json().dump(1));
+      pbtest::write_file(dir / (std::string(name) + "." + label + ".oracle.json"), ideal.to_json().dump(1));
       pbtest::write_file(dir / "dsl_facts.extractor.json", doc.dump(1));
-      pbtest::write_file(dir / "dsl_facts.oracle.json", exact.dump(1));
+      pbtest::write_file(dir / "dsl_facts.oracle.json", ideal_doc.dump(1));
     }
-    const std::string what = std::string("term ") + name + " (dsl) strict_value";
+    const std::string what = std::string("term ") + name + " (dsl, " + label + ") strict_value";
     if (mine.strict_value.seconds)
-      cmp.claim(what, "lower", *mine.strict_value.seconds, ideal.strict_value.seconds.value_or(0.0));
+      cmp.lower_with_item9(what, *mine.strict_value.seconds, strict_of(ideal, ""), strict_of(touched, ""));
     for (const pb::models::ComponentValue &cv : mine.per_component) {
       if (!cv.strict_value.seconds) continue;
-      double truth = 0;
-      for (const pb::models::ComponentValue &iv : ideal.per_component)
-        if (iv.key() == cv.key() && iv.strict_value.seconds) truth = *iv.strict_value.seconds;
-      cmp.claim(what + " [" + cv.key() + "]", "lower", *cv.strict_value.seconds, truth);
+      cmp.lower_with_item9(what + " [" + cv.key() + "]", *cv.strict_value.seconds, strict_of(ideal, cv.key()),
+                           strict_of(touched, cv.key()));
     }
   }
 }
@@ -240,7 +264,13 @@ Outcome check(const Case &c, const json &prof) {
   const bool given = c.launch.contains("data") && !c.launch.contains("trips");
   Comparator cmp(out, given);
   compare_document(doc, *result, cmp, out);
-  compare_terms(doc, oracle::exact_facts(*result, prof), prof, cmp);
+  const json ideal = oracle::exact_facts(*result, prof, true), touched = oracle::exact_facts(*result, prof, false);
+  compare_terms(doc, ideal, touched, prof, prof.value("name", std::string("profile")), cmp);
+  // The same profile with a 1 KiB L2: the forced-HBM floor (bytes beyond
+  // the L2 / HBM peak) then bites on launches of a few KiB.
+  json small_l2 = prof;
+  small_l2["memory"]["l2"]["value"] = 1024.0;
+  compare_terms(doc, ideal, touched, small_l2, "L2 1 KiB", cmp);
   return out;
 }
 

@@ -37,7 +37,7 @@ TEST_CASE("generated kernels: the differential check") {
   std::uint64_t first = 1, last = env_number("PB_ORACLE_TTIR_SEEDS", 400);
   if (std::uint64_t one = env_number("PB_ORACLE_TTIR_SEED", 0)) first = last = one;
   const std::filesystem::path failing = pbtest::binary_dir() / "tests" / "oracle_ttir" / "failing";
-  int compared = 0, figures = 0, bad = 0;
+  int compared = 0, figures = 0, bad = 0, item9 = 0, exact = 0, lower = 0, upper = 0;
   for (std::uint64_t seed = first; seed <= last; ++seed) {
     oracletest::Generated g = oracletest::generate(seed);
     oracletest::Case c;
@@ -51,6 +51,11 @@ TEST_CASE("generated kernels: the differential check") {
     if (!o.ran) continue;
     ++compared;
     figures += o.compared;
+    exact += o.exact;
+    lower += o.lower;
+    upper += o.upper;
+    if (std::getenv("PB_ORACLE_TTIR_VERBOSE")) MESSAGE(o.summary(c));
+    if (!o.known_item9.empty()) ++item9;
     if (!o.violations.empty()) {
       ++bad;
       std::filesystem::create_directories(failing);
@@ -60,5 +65,7 @@ TEST_CASE("generated kernels: the differential check") {
     CHECK_MESSAGE(o.violations.empty(), o.summary(c));
   }
   MESSAGE("generated: seeds " << first << ".." << last << ", " << compared << " compared (" << figures
-                              << " figures), " << bad << " with violations");
+                              << " figures: " << exact << " exact, " << lower << " lower bounds (terms included), "
+                              << upper << " upper estimates), " << bad << " with violations, " << item9
+                              << " with findings review item 9 explains");
 }

@@ -26,7 +26,7 @@ json dist(const std::vector<double> &values) {
 
 }  // namespace
 
-json exact_facts(const OracleResult &r, const json &profile) {
+json exact_facts(const OracleResult &r, const json &profile, bool credit_reuse) {
   json doc;
   doc["schema"] = "perfbound.dsl_facts/1";
   doc["kernel"] = {{"name", r.kernel}, {"ttir_line", r.ttir_line}};
@@ -75,19 +75,28 @@ json exact_facts(const OracleResult &r, const json &profile) {
 
   // Bytes an ideal machine must move.
   json bytes = json::object();
-  double requested_total = 0;
+  double requested_total = 0, all = 0;
   for (int dir = 0; dir < 3; ++dir) {
     std::vector<double> requested, must;
     for (const ProgramFigures &p : r.per_program) {
       requested.push_back(p.requested[static_cast<size_t>(dir)]);
-      must.push_back(static_cast<double>(p.must_move[static_cast<size_t>(dir)]));
+      double touched = 0;
+      for (const auto &[key, n] : p.unique)
+        if (key.second == dir) touched += static_cast<double>(n);
+      must.push_back(credit_reuse ? static_cast<double>(p.must_move[static_cast<size_t>(dir)]) : touched);
     }
     Spread rq = spread(requested), mm = spread(must);
     requested_total += rq.sum;
-    const double launch_union = static_cast<double>(r.buffer_unique_total[static_cast<size_t>(dir)]);
+    double touched_union = 0;
+    for (const auto &[key, n] : r.unique_total)
+      if (key.second == dir) touched_union += static_cast<double>(n);
+    const double launch_union =
+        credit_reuse ? static_cast<double>(r.buffer_unique_total[static_cast<size_t>(dir)]) : touched_union;
+    const double forced = credit_reuse ? static_cast<double>(r.forced_read) : touched_union;
     json d;
     d["requested"] = {{"per_program", dist(requested)}, {"total", qty(rq.sum)}};
-    d["unique_total"] = qty(dir == kRead ? static_cast<double>(r.forced_read) : launch_union);
+    d["unique_total"] = qty(dir == kRead ? forced : launch_union);
+    all += launch_union;
     d["unique_per_program_sum"] = qty(mm.sum);
     d["by_arg"] = json::array({json{{"arg", -1},
                                     {"arg_key", "all (per-buffer union)"},
@@ -95,8 +104,6 @@ json exact_facts(const OracleResult &r, const json &profile) {
                                     {"unique_per_program", dist(must)}}});
     bytes[kDirectionName[dir]] = d;
   }
-  double all = 0;
-  for (int dir = 0; dir < 3; ++dir) all += static_cast<double>(r.buffer_unique_total[static_cast<size_t>(dir)]);
   bytes["requested_total"] = qty(requested_total);
   bytes["unique_total"] = qty(all);
   doc["bytes"] = bytes;

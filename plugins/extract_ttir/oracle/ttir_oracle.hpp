@@ -157,7 +157,11 @@ Expected<OracleResult> run_oracle(std::string_view text, const std::string &orig
 /// distribution over programs), over the launch the per-buffer unions,
 /// reads in bytes.read.unique_total restricted to forced reads (the forced
 /// HBM floor's input). `profile` gives cores.count.
-json exact_facts(const OracleResult &result, const json &profile);
+/// With `credit_reuse` false the bytes are the touched ones instead (per
+/// argument, no credit for aliasing arguments or for reads of a program's
+/// own writes): what the extractor's figures mean today, which tells a
+/// finding that review item 9 explains from any other.
+json exact_facts(const OracleResult &result, const json &profile, bool credit_reuse = true);
 
 /// {min, max, mean} of per-program values.
 struct Spread {
