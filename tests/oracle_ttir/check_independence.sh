@@ -6,7 +6,7 @@
 set -euo pipefail
 archive="$1"
 src="$2"
-allowed='^perfbound::ttir::(split_sections|generic_form_of_unknown_op|invalid_utf8|too_deep|legacy_marker|count_lines_before)\('
+allowed='^perfbound::ttir::(split_sections|generic_form_of_unknown_op|invalid_utf8|too_deep|legacy_marker|count_lines_before)(\[abi:cxx11\])?\('
 used=$(nm -C --undefined-only "$archive" | sed -n 's/^ *U //p' | grep '^perfbound::ttir::' | sort -u || true)
 bad=$(printf '%s\n' "$used" | grep -v -E "$allowed" | grep -v '^$' || true)
 if [ -n "$bad" ]; then
@@ -16,7 +16,7 @@ if [ -n "$bad" ]; then
 fi
 # Headers: the oracle's own, the dialect, the text preparation and
 # ttir_analysis.hpp (for split_sections; its symbols are checked above).
-includes=$(grep -h '^#include "' "$src"/*.cpp "$src"/*.hpp | sed 's/#include "\(.*\)"/\1/' | sort -u)
+includes=$(grep -h '^#include "' "$src"/*.cpp "$src"/*.hpp | sed 's/#include "\([^"]*\)".*/\1/' | sort -u)
 for h in $includes; do
   case "$h" in
     ttir_oracle.hpp|oracle_record.hpp|tt_dialect.hpp|ttir_text.hpp|ttir_analysis.hpp) ;;
