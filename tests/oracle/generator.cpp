@@ -70,6 +70,7 @@ struct MVal {
   std::string name;
   MemT type;
   std::vector<int64_t> max_sizes;  // upper bound of each dimension
+  size_t depth = 0;                // the scope depth it was defined at
 };
 
 enum class CoreKind { AIV, AIC };
@@ -140,7 +141,12 @@ class Gen {
     return n;
   }
   void push() { scopes_.emplace_back(); }
-  void pop() { scopes_.pop_back(); }
+  void pop() {
+    scopes_.pop_back();
+    // Buffers defined in the region just closed are out of scope.
+    ub_bufs_.erase(std::remove_if(ub_bufs_.begin(), ub_bufs_.end(), [&](const MVal &b) { return b.depth > scopes_.size(); }),
+                   ub_bufs_.end());
+  }
   void add(IVal v) { scopes_.back().push_back(std::move(v)); }
   std::vector<IVal> visible() const {
     std::vector<IVal> out;
@@ -241,6 +247,7 @@ MVal Gen::ub_buffer(const std::string &elem, std::vector<int64_t> shape) {
   m.name = fresh("ub");
   m.type = {elem, "ub", shape, {}, 0};
   m.max_sizes = shape;
+  m.depth = scopes_.size();
   std::string addr = constant_i64(at);
   emit(m.name + " = hivm.hir.pointer_cast(" + addr + ") : " + m.type.str());
   ub_bufs_.push_back(m);
@@ -923,7 +930,7 @@ void Gen::function(const std::string &name, CoreKind core, bool mix, int uid_bas
   }
   for (int k = 0; k < 3; ++k)
     if (c_.percent(50)) {
-      std::string n = fresh("arg");
+      std::string n = fresh("sarg");
       emit(n + " = arith.index_cast %arg" + std::to_string(kScalarArg0 + k) + " : i32 to index");
       add({n, scalar_ranges_[static_cast<size_t>(k)].first, scalar_ranges_[static_cast<size_t>(k)].second});
     }

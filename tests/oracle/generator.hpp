@@ -27,7 +27,9 @@ namespace pb::oracle_test {
 /// The source of every decision of the generator.
 class Choices {
  public:
-  explicit Choices(uint64_t seed) : state_(seed * 0x9E3779B97F4A7C15ULL + 0x1234567ULL) {}
+  /// Decisions from a seeded splitmix64 stream (the seed itself is mixed first,
+  /// so neighbouring seeds give unrelated programs).
+  explicit Choices(uint64_t seed) : state_(mix(seed ^ 0x5851F42D4C957F2DULL)) {}
   /// Decisions read from `data` (a fuzzer input); past its end, zeros.
   Choices(const uint8_t *data, size_t size) : bytes_(data), size_(size), from_bytes_(true) {}
   /// A number in [0, bound) (0 when bound is 0).
@@ -38,6 +40,11 @@ class Choices {
   const T &pick(const std::vector<T> &v) { return v[below(v.size())]; }
 
  private:
+  static uint64_t mix(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
   uint64_t state_ = 0;
   const uint8_t *bytes_ = nullptr;
   size_t size_ = 0, at_ = 0;

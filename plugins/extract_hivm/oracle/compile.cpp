@@ -554,7 +554,10 @@ void Compiler::compile_generic(const Op &op, Inst &inst, TokSpan s) {
 
 void Compiler::compile_op(const Op &op, Region &into) {
   const std::optional<OpInfo> found = lookup_op(op.name);
-  OpStats &stats = new_stats(op, found ? &*found : nullptr);
+  new_stats(op, found ? &*found : nullptr);
+  const size_t me = ops_.size() - 1;
+  // Regions add ops: the record is reached by index, never by a reference kept across them.
+  auto stats_of = [this, me]() -> OpStats & { return ops_[me]; };
   Inst inst;
   inst.op = static_cast<uint32_t>(ops_.size() - 1);
   inst.line = op.line;
@@ -597,7 +600,7 @@ void Compiler::compile_op(const Op &op, Region &into) {
     if (op.regions.size() != 1) unsupported(line, "scf.for without one region");
     inst.regions.push_back(region(op.regions[0], header));
     inst.out = define_results(op);
-    stats.scalar_kind = "loop_control";
+    stats_of().scalar_kind = "loop_control";
     return finish();
   }
   if (name == "scf.if") {
@@ -607,7 +610,7 @@ void Compiler::compile_op(const Op &op, Region &into) {
     inst.in = {use(cond[0], line)};
     for (const pb::hivm::Region &r : op.regions) inst.regions.push_back(region(r, {}));
     inst.out = define_results(op);
-    stats.scalar_kind = "branch";
+    stats_of().scalar_kind = "branch";
     return finish();
   }
   if (name == "scf.while") {
@@ -626,7 +629,7 @@ void Compiler::compile_op(const Op &op, Region &into) {
     inst.regions.push_back(region(op.regions[0], header));
     inst.regions.push_back(region(op.regions[1], {}));
     inst.out = define_results(op);
-    stats.scalar_kind = "loop_control";
+    stats_of().scalar_kind = "loop_control";
     return finish();
   }
   if (!op.regions.empty() && name != "scf.for") {
@@ -777,7 +780,7 @@ void Compiler::compile_op(const Op &op, Region &into) {
     if (types.size() != 2) unsupported(line, "subview types not understood");
     inst.src_type = type_of(types[0]);
     inst.type = type_of(types[1]);
-    stats.scalar_kind = "address";
+    stats_of().scalar_kind = "address";
     return finish();
   }
   if (name == "memref.reinterpret_cast") {
@@ -903,9 +906,9 @@ void Compiler::compile_op(const Op &op, Region &into) {
       case OpClass::SyncBlockWait: p = pipe_in(2); break;
       default: p = Pipe::ALL; break;
     }
-    stats.pipes.clear();
-    if (p != Pipe::None) stats.pipes = {p};
-    else stats.modelled = false;
+    stats_of().pipes.clear();
+    if (p != Pipe::None) stats_of().pipes = {p};
+    else stats_of().modelled = false;
     return finish();
   }
   if (found && (is_vector_class(found->cls) || found->cls == OpClass::Dma || found->cls == OpClass::Cube ||
@@ -932,7 +935,7 @@ void Compiler::compile_op(const Op &op, Region &into) {
   }
   if (found && (found->cls == OpClass::HivmScalar || found->cls == OpClass::SyncOther)) {
     inst.kind = K::OtherScalar;
-    if (found->cls == OpClass::HivmScalar) stats.scalar_kind = "hivm";
+    if (found->cls == OpClass::HivmScalar) stats_of().scalar_kind = "hivm";
     return finish();
   }
   inst.kind = K::Other;

@@ -595,9 +595,9 @@ void Machine::exec_view(const Fn &fn, Frame &f, const Inst &inst) {
       break;
     }
     case K::Alloc: {
-      std::vector<int64_t> dyn;
-      for (int32_t s : inst.in) dyn.push_back(int_of(f, s, fn, line));
-      View out = view_of_type(inst.type, dyn, line);
+      std::vector<int64_t> sizes;
+      for (int32_t s : inst.in) sizes.push_back(int_of(f, s, fn, line));
+      View out = view_of_type(inst.type, sizes, line);
       out.root = RootKind::Alloc;
       out.root_id = ++alloc_ids_;
       set_view(f, inst.out[0], std::move(out));
@@ -713,7 +713,7 @@ void Machine::exec_hivm(const Fn &, Frame &f, const Inst &inst) {
   e.elements = element_count(*side);
   e.bytes = bytes_of(e.elements, side->elem.bits);
   const int64_t run = std::max<int64_t>(1, contiguous_run(*side));
-  e.packet_bytes = bytes_of(std::min(run, std::max<int64_t>(e.elements, 1)), side->elem.bits);
+  e.packet_bytes = bytes_of(run, side->elem.bits);
   e.packets = e.elements == 0 ? 0 : (e.elements + run - 1) / run;
   e.guaranteed = 1;
   if (side->space == Space::GM && side_slot >= 0 && f.vals[static_cast<size_t>(side_slot)].t == Val::T::Mem) {
@@ -968,6 +968,8 @@ void Machine::exec(const Fn &fn, Frame &f, const Inst &inst) {
         f.vals[static_cast<size_t>(inst.out[0])] = load(fn, f, inst, v, element, line);
       }
       e.scalar = e.issued = e.guaranteed = 1;
+      e.elements = 1;
+      e.bytes = eb;
       if (v.space == Space::GM) {
         e.gm_scalar_bytes = eb;
         View one = v;
