@@ -128,8 +128,15 @@ ExecutionCounts::RunResult ExecutionCounts::run_counts(uint32_t r, const std::ve
                   inst.masked.add(smp.masked, m);
                   inst.packets.add(smp.packets, m);
                   Quantity issued = Quantity::exact(ir_.rec(r).issued_instructions);
-                  // ceil(repeats / 255) instructions (docs/extract_hivm.md §5): none over an empty tile.
-                  if (smp.repeats.value) issued.value = (*smp.repeats.value + 254) / 255;
+                  // ceil(repeats / 255) instructions (docs/extract_hivm.md §5): none over an empty tile;
+                  // from an estimated repeat count, an estimate too.
+                  if (smp.repeats.value) {
+                    issued.value = (*smp.repeats.value + 254) / 255;
+                    if (smp.repeats.estimated()) {
+                      issued.set_estimated(true);
+                      issued.reason = smp.repeats.reason;
+                    }
+                  }
                   inst.issued.add(issued, m);
                   inst.bytes_min.add(smp.bytes, m);
                   inst.flop_min.add(smp.flop, m);

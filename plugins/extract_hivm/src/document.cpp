@@ -432,6 +432,13 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
     Quantity scalar = pick(r, mode, Quantity::exact(r.scalar_instructions), r.scalar_block, r.scalar_instance, r.scalar_grid);
     Quantity issued = pick(r, mode, Quantity::exact(r.issued_instructions), r.issued_block, r.issued_instance, r.issued_grid);
     if (mode == Mode::BlockMin && r.cls == OpClass::Loop) scalar = issued = Quantity::exact(0);
+    // The guaranteed per-block minimum of the record, where it has one (the
+    // representative execution's count times the fewest executions is not a
+    // minimum when the per-execution count varies or is estimated).
+    if (mode == Mode::BlockMin && r.cls != OpClass::Loop) {
+      if (r.block_min.scalar) scalar = Quantity::exact(*r.block_min.scalar);
+      if (r.block_min.issued) issued = Quantity::exact(*r.block_min.issued);
+    }
     if (r.scalar_instructions > 0 || r.cls == OpClass::Loop) {
       t.scalar.add(scalar);
       t.scalar_by_kind[r.scalar_kind.empty() ? "other" : std::string(r.scalar_kind)].add(scalar);
