@@ -10,6 +10,6 @@ if(NOT TARGET perfbound_oracle_check)
     PRIVATE perfbound_warnings)
   target_compile_definitions(perfbound_oracle_check PRIVATE PB_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 
-  add_executable(perfbound_hivm_oracle_check "${PB_ORACLE_CHECK_DIR}/check_main.cpp")
+  add_executable(perfbound_hivm_oracle_check "${PB_ORACLE_CHECK_DIR}/check_main.cpp" "${PB_ORACLE_CHECK_DIR}/no_trim.cpp")
   target_link_libraries(perfbound_hivm_oracle_check PRIVATE perfbound_oracle_check perfbound_warnings)
 endif()

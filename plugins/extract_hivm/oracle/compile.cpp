@@ -136,8 +136,8 @@ std::vector<int64_t> int_list(TokSpan s) {
     if (idx + 1 < s.size() && s[idx + 1].kind == Tok::BareId && !s[idx + 1].text().empty() &&
         s[idx + 1].text()[0] == 'x')
       continue;  // a type's dimension
-    bool neg = idx > 0 && s[idx - 1].kind == Tok::Minus;
-    if (auto v = to_int(s[idx].text())) out.push_back(neg ? (*v == INT64_MIN ? INT64_MIN : -*v) : *v);
+    const bool neg = idx > 0 && s[idx - 1].kind == Tok::Minus;
+    if (auto v = to_int((neg ? "-" : "") + std::string(s[idx].text()))) out.push_back(*v);
   }
   return out;
 }
@@ -974,12 +974,14 @@ Fn Compiler::run(const Op &func) {
         if (auto g = group_at(s, *kw + 1)) attrs = g->first;
   }
   // Core type: hivm.func_core_type, else the mix suffix.
-  if (auto core = attr_value(attrs, "hivm.func_core_type"))
+  if (auto core = attr_value(attrs, "hivm.func_core_type")) {
+    fn_.core_declared = true;
     for (size_t idx = 0; idx < core->size(); ++idx) {
       if ((*core)[idx].kind != Tok::BareId) continue;
       if ((*core)[idx].text() == "AIC") fn_.info.core = Core::AIC;
       if ((*core)[idx].text() == "AIV") fn_.info.core = Core::AIV;
     }
+  }
   auto ends_with = [&](std::string_view suffix) {
     return fn_.info.name.size() > suffix.size() &&
            std::string_view(fn_.info.name).substr(fn_.info.name.size() - suffix.size()) == suffix;
@@ -987,6 +989,7 @@ Fn Compiler::run(const Op &func) {
   if (fn_.info.core == Core::Unknown) {
     if (ends_with("_mix_aic")) fn_.info.core = Core::AIC;
     else if (ends_with("_mix_aiv")) fn_.info.core = Core::AIV;
+    if (fn_.info.core != Core::Unknown) fn_.core_declared = true;
   }
   bool mix = attr_value(attrs, "hivm.part_of_mix").has_value();
   if (auto mm = attr_value(attrs, "mix_mode"); mm && !mm->empty() && (*mm)[0].kind == Tok::String)

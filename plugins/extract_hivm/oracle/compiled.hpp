@@ -108,6 +108,7 @@ struct Fn {
   int32_t logical_block_num = -1;  // slot annotated {logical_block_num}
   std::vector<int32_t> grid_arg_order;  // argument indices that are grid factors, x, y, z
   size_t first_op = 0, end_op = 0;      // its ops in Result::ops
+  bool core_declared = false;           // hivm.func_core_type or a mix suffix names the core (even MIX)
 };
 
 /// Compiles one function; `first_op` is the index its first op gets in `ops`

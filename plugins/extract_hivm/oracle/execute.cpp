@@ -118,6 +118,10 @@ uint64_t mix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+/// The extent given to a dynamic dimension of a kernel argument the launch has
+/// no data for: any access fits, and a transfer over it is refused.
+constexpr int64_t kUnknownExtent = int64_t{1} << 40;
+
 int64_t floor_div(int64_t a, int64_t b) {
   int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
@@ -219,6 +223,7 @@ class Machine {
   void exec_view(const Fn &fn, Frame &f, const Inst &inst);
   void run_function(const Fn &fn, uint32_t instance);
   void prepare();
+  void infer_cores();
   void fold_block();
   Val load(const Fn &fn, Frame &f, const Inst &inst, const View &v, int64_t element, uint32_t line);
   int64_t provider(uint64_t a, uint64_t b, uint64_t c, int64_t lo, int64_t hi) const {
@@ -645,6 +650,11 @@ void Machine::exec_hivm(const Fn &, Frame &f, const Inst &inst) {
   std::vector<int64_t> scalars(inst.ins.size(), INT64_MIN);
   for (size_t idx = 0; idx < inst.ins.size(); ++idx) shape_of(inst.ins[idx], ins[idx], &scalars[idx]);
   for (size_t idx = 0; idx < inst.outs.size(); ++idx) shape_of(inst.outs[idx], outs[idx], nullptr);
+  for (const std::vector<Shape> *side : {&ins, &outs})
+    for (const Shape &sh : *side)
+      for (int64_t d : sh.sizes)
+        if (d >= kUnknownExtent)
+          unsupported(line, "an operand over a kernel argument of unknown extent (a dynamic dimension the launch gives no data for)");
   auto first_memref = [](const std::vector<Shape> &v, const std::vector<HOperand> &h) -> std::pair<const Shape *, int32_t> {
     for (size_t idx = 0; idx < v.size(); ++idx)
       if (v[idx].memref) return {&v[idx], h[idx].slot};
@@ -1104,7 +1114,7 @@ void Machine::run_function(const Fn &fn, uint32_t instance) {
       v.root = arg.role == "workspace" ? RootKind::Workspace : RootKind::Arg;
       v.root_id = arg.role == "workspace" ? 0 : static_cast<int64_t>(a);
       const std::vector<int64_t> *data = arg_data_[fn_at][a];
-      for (int64_t d : arg.type.shape) v.sizes.push_back(d == kDynamic ? (data ? static_cast<int64_t>(data->size()) : (int64_t{1} << 40)) : d);
+      for (int64_t d : arg.type.shape) v.sizes.push_back(d == kDynamic ? (data ? static_cast<int64_t>(data->size()) : kUnknownExtent) : d);
       v.strides = row_major(v.sizes);
       set_view(f, slot, std::move(v));
       continue;
@@ -1225,6 +1235,26 @@ void Machine::prepare() {
     }
 }
 
+/// A function that names no core runs on the one its pipes need (AscendNPU-IR's
+/// InferCoreType rule): only cube pipes (M, MTE1, FIX) -> AIC, only vector
+/// pipes (V, MTE3) -> AIV.
+void Machine::infer_cores() {
+  for (size_t fi = 0; fi < fns_.size(); ++fi) {
+    Fn &fn = fns_[fi];
+    if (fn.core_declared || fn.info.core != Core::Unknown) continue;
+    bool cube = false, vec = false;
+    for (size_t op = fn.first_op; op < fn.end_op; ++op)
+      for (Pipe p : r_.ops[op].pipes) {
+        cube = cube || p == Pipe::M || p == Pipe::MTE1 || p == Pipe::FIX;
+        vec = vec || p == Pipe::V || p == Pipe::MTE3;
+      }
+    if (cube == vec) continue;
+    fn.info.core = cube ? Core::AIC : Core::AIV;
+    r_.functions[fi].core = fn.info.core;
+    for (size_t op = fn.first_op; op < fn.end_op; ++op) r_.ops[op].core = fn.info.core;
+  }
+}
+
 void Machine::fold_block() {
   const bool first = !first_block_folded_;
   for (size_t op = 0; op < r_.ops.size(); ++op) {
@@ -1270,6 +1300,7 @@ void Machine::fold_block() {
 
 void Machine::run() {
   prepare();
+  infer_cores();
   // Where each op's per-block sums go in the work document (docs/model.md §3,
   // plugins/models hivm_view: the same classes, from exact counts).
   contributions_.assign(r_.ops.size(), {});
