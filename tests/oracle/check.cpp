@@ -314,6 +314,23 @@ void compare_totals(Findings &out, const json &doc, const o::Result &r) {
     if (auto v = num(c.value("cube", json()), "flop"); v && *v > class_sum("cube"))
       out.add("totals.cube_flop", where, std::to_string(*v) + " > oracle " + std::to_string(class_sum("cube")),
               "item 2 (MTE1 bytes not a minimum: real_m/k/n of the last sample)");
+    // DMA bytes by (pipe, path), summed over transfer sizes.
+    std::map<std::pair<std::string, std::string>, int64_t> mte;
+    if (c.contains("mte") && c["mte"].is_array())
+      for (const json &row : c["mte"])
+        if (auto b = num(row, "bytes")) mte[{row.value("pipe", std::string()), row.value("path", std::string())}] += *b;
+    static const std::map<std::string, std::string> kComponent{{"MTE1", "mte1"}, {"MTE2", "mte2"}, {"MTE3", "mte3"},
+                                                               {"FIX", "fixpipe"}, {"V", "vector"}};
+    for (const auto &[key, bytes] : mte) {
+      auto comp = kComponent.find(key.first);
+      if (comp == kComponent.end()) continue;
+      int64_t truth = 0;
+      if (auto cw = r.components.find(core + "." + comp->second); cw != r.components.end())
+        if (auto w = cw->second.find(key.second); w != cw->second.end()) truth = w->second.block_min;
+      if (bytes > truth)
+        out.add("totals.mte_bytes", where + ".mte." + key.first + "." + key.second,
+                std::to_string(bytes) + " > oracle " + std::to_string(truth));
+    }
     if (auto v = num(c.value("cube", json()), "mte1_bytes"); v && *v > class_sum("mte1"))
       out.add("totals.cube_mte1_bytes", where, std::to_string(*v) + " > oracle " + std::to_string(class_sum("mte1")),
               "item 2 (MTE1 bytes not a minimum)");
