@@ -647,7 +647,7 @@ void Gen::vector_op() {
     }
     return names + " : " + types;
   };
-  const uint64_t kind = c_.below(12);
+  const uint64_t kind = c_.below(13);
   const std::string fe = c_.percent(70) ? "f32" : "f16";
   if (kind <= 2) {  // arithmetic, two inputs
     static const std::vector<std::string> ops = {"vadd", "vsub", "vmul", "vmax", "vmin"};
@@ -713,6 +713,13 @@ void Gen::vector_op() {
     MVal o = ub_tile(fe, shape, true, &a);
     emit("hivm.hir.copy ins(" + ops_text({a}) + ") outs(" + ops_text({o}) + ")");
     feature("vector_copy");
+  } else if (kind == 11) {  // gather: values by index (the structured ins/outs form of the other v ops)
+    std::vector<int64_t> one = {shape.size() == 1 ? shape[0] : shape[1]};
+    MVal src = ub_tile(fe, one, true, nullptr);
+    MVal idx = ub_tile("i32", one, true, &src);
+    MVal o = ub_tile(fe, one, true, &src);
+    emit("hivm.hir.vgather ins(" + ops_text({src, idx}) + ") outs(" + ops_text({o}) + ")");
+    feature("vector_gather");
   } else {  // arange into i32, one-dimensional
     std::vector<int64_t> one = {shape.size() == 1 ? shape[0] : shape[1]};
     MVal o = ub_tile("i32", one, false, nullptr);
