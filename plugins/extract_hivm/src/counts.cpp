@@ -128,13 +128,22 @@ ExecutionCounts::RunResult ExecutionCounts::run_counts(uint32_t r, const std::ve
                   inst.masked.add(smp.masked, m);
                   inst.packets.add(smp.packets, m);
                   Quantity issued = Quantity::exact(ir_.rec(r).issued_instructions);
-                  if (smp.repeats.value) issued.value = std::max<int64_t>(1, (*smp.repeats.value + 254) / 255);
+                  // ceil(repeats / 255) instructions (docs/extract_hivm.md §5): none over an empty tile;
+                  // from an estimated repeat count, an estimate too.
+                  if (smp.repeats.value) {
+                    issued.value = (*smp.repeats.value + 254) / 255;
+                    if (smp.repeats.estimated()) {
+                      issued.set_estimated(true);
+                      issued.reason = smp.repeats.reason;
+                    }
+                  }
                   inst.issued.add(issued, m);
                   inst.bytes_min.add(smp.bytes, m);
                   inst.flop_min.add(smp.flop, m);
                   inst.repeats_min.add(smp.repeats, m);
-                  // An estimated repeat count still issues at least one instruction.
-                  inst.issued_min.add(smp.repeats.value && smp.repeats.estimated() ? Quantity::exact(1) : issued, m);
+                  // An estimated repeat count comes from an upper bound of the tile: the tile may be
+                  // empty, and an empty tile issues no vector instruction, so none is guaranteed.
+                  inst.issued_min.add(smp.repeats.value && smp.repeats.estimated() ? Quantity::exact(0) : issued, m);
                 },
                 inst.reason, inst.taint);
     }
@@ -314,7 +323,7 @@ void ExecutionCounts::compute_representative(uint32_t r) {
   put(data.masked_lanes, smp.masked, "masked_lanes");
   put(data.packet_bytes, smp.packet_bytes, "packet_bytes");
   put(data.packets, smp.packets, "packets");
-  if (smp.repeats.value) record.issued_instructions = static_cast<uint32_t>(std::max<int64_t>(1, (*smp.repeats.value + 254) / 255));
+  if (smp.repeats.value) record.issued_instructions = static_cast<uint32_t>((*smp.repeats.value + 254) / 255);
   if ((smp.taint & (kTBlock | kTIV)) && data.elements.value)
     record.notes.push_back("per-execution values are for block 0 at the first iteration; per-block totals sum every enumerated execution");
 }

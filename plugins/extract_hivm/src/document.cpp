@@ -395,13 +395,17 @@ struct CoreTotals {
   std::set<std::string> unknown;
 };
 
+/// `least`: the record's guaranteed per-block minimum of the quantity (block_min), which
+/// BlockMin takes where it exists: count.min times the representative execution is no
+/// minimum when the per-execution value varies.
 Quantity pick(const OpRecord &r, Mode mode, const Quantity &exec, const Quantity &block, const Quantity &instance,
-              const Quantity &grid) {
+              const Quantity &grid, OptInt64 least = std::nullopt) {
   switch (mode) {
     case Mode::Block: return block;
     case Mode::Instance: return instance;
     case Mode::Grid: return grid;
     case Mode::BlockMin: {
+      if (least) return Quantity::exact(*least);
       // Guaranteed minimum: the minimum count times an exact per-execution value (0 otherwise).
       Quantity q;
       q.value = 0;
@@ -438,6 +442,13 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
     Quantity scalar = pick(r, mode, Quantity::exact(r.scalar_instructions), r.scalar_block, r.scalar_instance, r.scalar_grid);
     Quantity issued = pick(r, mode, Quantity::exact(r.issued_instructions), r.issued_block, r.issued_instance, r.issued_grid);
     if (mode == Mode::BlockMin && r.cls == OpClass::Loop) scalar = issued = Quantity::exact(0);
+    // The guaranteed per-block minimum of the record, where it has one (the
+    // representative execution's count times the fewest executions is not a
+    // minimum when the per-execution count varies or is estimated).
+    if (mode == Mode::BlockMin && r.cls != OpClass::Loop) {
+      if (r.block_min.scalar) scalar = Quantity::exact(*r.block_min.scalar);
+      if (r.block_min.issued) issued = Quantity::exact(*r.block_min.issued);
+    }
     if (r.scalar_instructions > 0 || r.cls == OpClass::Loop) {
       t.scalar.add(scalar);
       t.scalar_by_kind[r.scalar_kind.empty() ? "other" : std::string(r.scalar_kind)].add(scalar);
@@ -460,7 +471,8 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
     }
     if (!r.modelled) continue;
     if (r.cls == OpClass::Dma) {
-      Quantity bytes = pick(r, mode, r.totals().bytes, r.totals().bytes_block, r.totals().bytes_instance, r.totals().bytes_grid);
+      Quantity bytes = pick(r, mode, r.totals().bytes, r.totals().bytes_block, r.totals().bytes_instance, r.totals().bytes_grid,
+                            r.block_min.bytes);
       Quantity packets = pick(r, mode, r.totals().packets, r.totals().packets_block, Quantity{}, Quantity{});
       std::string pipe = r.pipes.empty() ? "none" : pipe_name(r.pipes.front());
       std::string packet = r.totals().packet_bytes.value ? std::to_string(*r.totals().packet_bytes.value) : "unknown";
@@ -472,8 +484,10 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
       if (bytes.estimated()) t.estimated = true;
       if (!bytes.value) t.unknown.insert("mte bytes (" + r.name + " line " + std::to_string(r.line) + ")");
     } else if (is_vector_class(r.cls)) {
-      Quantity rep = pick(r, mode, r.totals().repeats, r.totals().repeats_block, r.totals().repeats_instance, r.totals().repeats_grid);
-      Quantity flop = pick(r, mode, r.totals().flop, r.totals().flop_block, r.totals().flop_instance, r.totals().flop_grid);
+      Quantity rep = pick(r, mode, r.totals().repeats, r.totals().repeats_block, r.totals().repeats_instance, r.totals().repeats_grid,
+                          r.block_min.repeats);
+      Quantity flop = pick(r, mode, r.totals().flop, r.totals().flop_block, r.totals().flop_instance, r.totals().flop_grid,
+                           r.block_min.flop);
       Quantity masked = pick(r, mode, r.totals().masked_lanes, r.totals().masked_block, Quantity{}, Quantity{});
       t.v_repeats.add(rep);
       t.v_flop.add(flop);
@@ -486,11 +500,13 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
       if (mode == Mode::Block || mode == Mode::BlockMin) vc.masked.add(masked);
       if (rep.estimated() || flop.estimated()) t.estimated = true;
       if (r.name == "hivm.hir.copy") {
-        Quantity bytes = pick(r, mode, r.totals().bytes, r.totals().bytes_block, r.totals().bytes_instance, r.totals().bytes_grid);
+        Quantity bytes = pick(r, mode, r.totals().bytes, r.totals().bytes_block, r.totals().bytes_instance, r.totals().bytes_grid,
+                              r.block_min.bytes);
         t.bytes_by_pipe["V"].add(bytes);
       }
     } else if (r.cls == OpClass::Cube) {
-      Quantity flop = pick(r, mode, r.totals().flop, r.totals().flop_block, r.totals().flop_instance, r.totals().flop_grid);
+      Quantity flop = pick(r, mode, r.totals().flop, r.totals().flop_block, r.totals().flop_instance, r.totals().flop_grid,
+                           r.block_min.flop);
       t.c_flop.add(flop);
       t.c_exec.add(cnt);
       t.c_flop_by_dtype[r.dtype.empty() ? "unknown" : r.dtype].add(flop);

@@ -133,8 +133,10 @@ void TripCounter::enumerate(const std::vector<int32_t> &chain, size_t at, Mult m
   taint |= static_cast<uint8_t>(lb.taint | ub.taint | st.taint);
   if (lb.iv.exact() && ub.iv.exact() && st.iv.exact() && st.iv.lo > 0) {
     int64_t trip = ub.iv.lo > lb.iv.lo ? (ub.iv.lo - lb.iv.lo + st.iv.lo - 1) / st.iv.lo : 0;
-    // Where the bounds are known (constants, the block index, given data) a trips fact must agree.
-    if (fact != nullptr && ((fact->min && trip < *fact->min) || (fact->max && trip > *fact->max)))
+    // Where the bounds are known (constants, the block index, given data) a trips fact must agree,
+    // in an entry that surely runs (mult.min > 0): an entry reached only through a loop or branch
+    // the data decides may not exist, and then cannot contradict the fact.
+    if (fact != nullptr && mult.min > 0 && ((fact->min && trip < *fact->min) || (fact->max && trip > *fact->max)))
       throw SourceError(loop.line, 1, "launch trips.\"" + fact->key + "\": " + (fact->min && trip < *fact->min ? "min = " + std::to_string(*fact->min) : "max = " + std::to_string(*fact->max)) +
                                           " cannot hold: the loop runs " + std::to_string(trip) + " times in an entry whose bounds are known" +
                                           (ev_.ctx.block.exact() ? " (block " + std::to_string(ev_.ctx.block.lo) + ")" : std::string()));
