@@ -123,12 +123,12 @@ bool is_dma_like(const OpRecord &r) {
 
 /// Which members of `block` an op has (the same ones get a `block_min`).
 struct BlockKeys {
-  bool bytes, flop, repeats, scalar, issued;
+  bool bytes, flop, repeats, scalar, issued, mte1;
 };
 BlockKeys block_keys(const OpRecord &r) {
   auto has = [](const Quantity &q) { return q.value.has_value() || !q.reason.empty(); };
   return {is_dma_like(r) && has(r.totals().bytes_block), has(r.totals().flop_block), is_vector_class(r.cls) && has(r.totals().repeats_block),
-          has(r.scalar_block), has(r.issued_block)};
+          has(r.scalar_block), has(r.issued_block), r.cls == OpClass::Cube && has(r.totals().mte1_block)};
 }
 
 void write_block_min(JsonWriter &w, const OpRecord &r) {
@@ -141,6 +141,7 @@ void write_block_min(JsonWriter &w, const OpRecord &r) {
   if (keys.repeats && m.repeats) w.field("repeats", *m.repeats);
   if (keys.scalar && m.scalar) w.field("scalar_instructions", *m.scalar);
   if (keys.issued && m.issued) w.field("issued_instructions", *m.issued);
+  if (keys.mte1 && m.mte1) w.field("mte1_bytes", *m.mte1);
   w.end_object();
 }
 
@@ -157,6 +158,7 @@ void write_block(JsonWriter &w, const OpRecord &r, std::vector<std::pair<const c
     block.put("masked_lanes", r.totals().masked_block);
   }
   if (r.cls == OpClass::Dma) block.put("packets", r.totals().packets_block);
+  if (r.cls == OpClass::Cube) block.put("mte1_bytes", r.totals().mte1_block);
   block.put("scalar_instructions", r.scalar_block);
   block.put("issued_instructions", r.issued_block);
   block.close();
@@ -174,6 +176,7 @@ void write_grid(JsonWriter &w, const OpRecord &r) {
   if (is_dma_like(r)) grid.put("bytes", r.totals().bytes_grid);
   grid.put("flop", r.totals().flop_grid);
   if (is_vector_class(r.cls)) grid.put("repeats", r.totals().repeats_grid);
+  if (r.cls == OpClass::Cube) grid.put("mte1_bytes", r.totals().mte1_grid);
   grid.put("scalar_instructions", r.scalar_grid);
   grid.put("issued_instructions", r.issued_grid);
   grid.close();
@@ -193,6 +196,7 @@ bool changed_by_facts(const OpRecord &s, const OpRecord &g) {
          !same_q(s.totals().elements_block, g.totals().elements_block) || !same_q(s.totals().flop_block, g.totals().flop_block) ||
          !same_q(s.totals().repeats_block, g.totals().repeats_block) || !same_q(s.totals().masked_block, g.totals().masked_block) ||
          !same_q(s.totals().packets_block, g.totals().packets_block) || !same_q(s.scalar_block, g.scalar_block) ||
+         !same_q(s.totals().mte1_block, g.totals().mte1_block) || !same_q(s.totals().mte1_grid, g.totals().mte1_grid) ||
          !same_q(s.issued_block, g.issued_block) || !same_q(s.count_grid, g.count_grid) ||
          !same_q(s.totals().bytes_grid, g.totals().bytes_grid) || !same_q(s.totals().flop_grid, g.totals().flop_grid) ||
          !same_q(s.totals().repeats_grid, g.totals().repeats_grid) || !same_q(s.scalar_grid, g.scalar_grid) ||
@@ -278,7 +282,8 @@ void write_op(JsonWriter &w, const OpRecord &r, bool with_grid, const OpRecord *
     if (!r.path_name.empty()) w.field("path", r.path_name);
     if (r.cls == OpClass::Cube) {
       w.field("m", r.m.optional()).field("k", r.k.optional()).field("n", r.n.optional());
-      if (r.mte1_bytes >= 0) w.field("mte1_bytes", r.mte1_bytes);
+      const Quantity &mte1 = r.totals().mte1_bytes;
+      if (mte1.value || !mte1.reason.empty()) exec.put("mte1_bytes", mte1);
       else w.null_field("mte1_bytes");
     }
     exec.close();
@@ -291,6 +296,7 @@ void write_op(JsonWriter &w, const OpRecord &r, bool with_grid, const OpRecord *
   if (dma_like) inst.put("bytes", r.totals().bytes_instance);
   inst.put("flop", r.totals().flop_instance);
   if (vec) inst.put("repeats", r.totals().repeats_instance);
+  if (r.cls == OpClass::Cube) inst.put("mte1_bytes", r.totals().mte1_instance);
   inst.put("scalar_instructions", r.scalar_instance);
   inst.put("issued_instructions", r.issued_instance);
   inst.close();
@@ -488,7 +494,7 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
       t.c_flop.add(flop);
       t.c_exec.add(cnt);
       t.c_flop_by_dtype[r.dtype.empty() ? "unknown" : r.dtype].add(flop);
-      if (r.mte1_bytes >= 0 && cnt.value) t.c_mte1.add(*cnt.value * r.mte1_bytes);
+      t.c_mte1.add(pick(r, mode, r.totals().mte1_bytes, r.totals().mte1_block, r.totals().mte1_instance, r.totals().mte1_grid));
       auto &shape = t.c_shapes[{r.dtype, r.m.value_or(-1), r.k.value_or(-1), r.n.value_or(-1)}];
       shape.exec.add(cnt);
       shape.flop.add(flop);

@@ -28,8 +28,8 @@ Quantity product(const std::vector<DimEval> &dims, const char *what) {
 
 OpQuantities::Sample OpQuantities::sample(uint32_t r) {
   Sample out;
-  OpRecord &record = ir_.rec(r);
-  OpDetail &d = ir_.detail(r);
+  const OpRecord &record = ir_.rec(r);
+  const OpDetail &d = ir_.detail(r);
   if (!d.hivm) return out;
   uint8_t &taint = out.taint;
   auto memrefs = [](const std::vector<Operand> &v) {
@@ -50,26 +50,30 @@ OpQuantities::Sample OpQuantities::sample(uint32_t r) {
       return {};
     };
     DimEval m = get(1), k = get(2), n = get(3);
-    if (m.known) record.m = m.value;
-    if (k.known) record.k = k.value;
-    if (n.known) record.n = n.value;
-    if (!ins.empty()) record.dtype = dtype_name(ins[0]->type.elem);
+    if (m.known) out.m = m.value;
+    if (k.known) out.k = k.value;
+    if (n.known) out.n = n.value;
+    if (!ins.empty() && ins[0]->type.elem.known()) out.dtype = ins[0]->type.elem.name;
     if (m.known && k.known && n.known) {
       out.flop.value = 2 * m.value * k.value * n.value;
       out.elements.value = m.value * n.value;
-      if (!(m.exact && k.exact && n.exact)) {
-        out.flop.set_estimated(true);
-        out.elements.set_estimated(true);
-        out.flop.reason = "a matmul extent (real_m/real_k/real_n) is dynamic: its upper bound is used";
-      }
-      auto it = ir_.opts.fractal.find(record.dtype);
+      auto it = ir_.opts.fractal.find(std::string(out.dtype));
       Fractal f = it != ir_.opts.fractal.end() ? it->second : Fractal{};
       auto pad = [](int64_t x, int64_t to) { return to > 0 ? (x + to - 1) / to * to : x; };
       uint32_t bits = !ins.empty() && ins[0]->type.elem.known() ? ins[0]->type.elem.bits : 16;
       int64_t mp = pad(m.value, f.m), kp = pad(k.value, f.k), np = pad(n.value, f.n);
-      record.mte1_bytes = elem_bytes_ceil(mp * kp + kp * np, bits);
+      out.mte1_bytes.value = elem_bytes_ceil(mp * kp + kp * np, bits);
+      if (!(m.exact && k.exact && n.exact)) {
+        // The upper end of a dynamic extent: an estimate, never a minimum.
+        out.flop.set_estimated(true);
+        out.elements.set_estimated(true);
+        out.mte1_bytes.set_estimated(true);
+        out.flop.reason = "a matmul extent (real_m/real_k/real_n) is dynamic: its upper bound is used";
+        out.mte1_bytes.reason = "a matmul extent (real_m/real_k/real_n) is dynamic: MTE1 bytes from its upper bound";
+      }
     } else {
       out.flop.reason = "matmul extents real_m/real_k/real_n could not be resolved";
+      out.mte1_bytes.reason = out.flop.reason;
     }
     return out;
   }
@@ -86,7 +90,7 @@ OpQuantities::Sample OpQuantities::sample(uint32_t r) {
     std::vector<DimEval> dims = shapes_.shape_of(*side, taint);
     out.elements = product(dims, "elements");
     uint32_t bits = side->type.elem.bits;
-    record.dtype = dtype_name(side->type.elem);
+    if (side->type.elem.known()) out.dtype = side->type.elem.name;
     if (out.elements.value && bits > 0) {
       out.bytes = out.elements;
       out.bytes.value = elem_bytes_ceil(*out.elements.value, bits);
@@ -163,7 +167,7 @@ OpQuantities::Sample OpQuantities::sample(uint32_t r) {
       return out;
     }
     out.elements = lane_elems;
-    record.dtype = dtype_name(lane->type.elem);
+    if (lane->type.elem.known()) out.dtype = lane->type.elem.name;
     if (bits == 0) {
       out.repeats.reason = "element type unknown";
       return out;

@@ -4,7 +4,8 @@
 // op under the evaluation context (value_eval.hpp), from its operands' views
 // (views.hpp) and the profile options:
 //  - cube (mmadL1): m, k, n from real_m/real_k/real_n, FLOP = 2mkn, output
-//    elements m*n, MTE1 bytes of the operands padded to the dtype's fractal;
+//    elements m*n, MTE1 bytes of the operands padded to the dtype's fractal
+//    (estimated, like the FLOP, when an extent is an upper bound);
 //  - DMA and non-vector moves: elements and bytes of the GM side (else the
 //    first memref operand; vbrc: its destination), contiguous runs on the GM
 //    side as packets and packet bytes;
@@ -34,11 +35,14 @@ class OpQuantities {
   OpQuantities(FunctionIr &ir, ValueEvaluator &ev) : ir_(ir), ev_(ev), shapes_(ir, ev) {}
 
   struct Sample {
-    Quantity elements, bytes, flop, repeats, masked, packet_bytes, packets;
+    Quantity elements, bytes, flop, repeats, masked, packet_bytes, packets, mte1_bytes;
+    OptInt64 m, k, n;        // cube: the extents (an upper end where dynamic)
+    std::string_view dtype;  // element type of the side the quantities are measured on
     uint8_t taint = 0;
   };
-  /// The quantities of one execution of record r (empty for non-HIVM records); also
-  /// sets the record's dtype, m/k/n and mte1_bytes.
+  /// The quantities of one execution of record r (empty for non-HIVM records). It
+  /// changes nothing in the record: every execution is sampled, and the record's
+  /// per-execution fields are the representative one's (ExecutionCounts).
   Sample sample(uint32_t r);
 
  private:
