@@ -79,3 +79,22 @@ TEST_CASE("issue 23 item 2: MTE1 bytes are a quantity: exact per execution, summ
   CHECK(g["block"]["mte1_bytes"] == 18432);
   CHECK(g["block_min"]["mte1_bytes"] == 18432);
 }
+
+TEST_CASE("issue 23 item 4: the given overlay says which of its per-block figures are estimates") {
+  // given_estimate.npuir.mlir: trips."26" = {min = 4, max = 4} makes the loop's count exact; the
+  // row length min(64, counts[1]) is still an upper bound: 4 x 256 B = 1024 B is an estimate.
+  const std::string text = hivmtest::test_data("given_estimate.npuir.mlir");
+  json doc = document_of(text, with_launch(R"({"grid":[1],"trips":{"26":{"min":4,"max":4}}})"));
+  const json &load = op_json(doc, 30);
+  REQUIRE(load.contains("given"));
+  const json &g = load["given"];
+  CHECK(g["count"]["exact"] == true);
+  CHECK(g["count"]["value"] == 4);
+  CHECK(g["block"]["bytes"] == 1024);
+  REQUIRE(g.contains("total_reasons"));
+  CHECK(g["total_reasons"].contains("bytes"));
+  // The strict record says the same of its own (unknown) figure.
+  CHECK(load["total_reasons"].contains("bytes"));
+  // No guaranteed bytes above the truth: with counts[1] = 16, 4 x 64 B = 256 B.
+  CHECK(g["block_min"].value("bytes", 0) <= 256);
+}

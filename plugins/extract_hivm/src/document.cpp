@@ -226,9 +226,12 @@ void write_given(JsonWriter &w, const OpRecord &g, const GivenFacts &facts, bool
   w.key("count");
   write_count(w, count);
   write_block_min(w, g);
-  std::vector<std::pair<const char *, std::string>> ignored;
-  write_block(w, g, ignored);
+  // Which per-block figures under the facts are estimates: a fact can make a count exact and
+  // leave a size inside it an upper bound, which must not read as an exact sum.
+  std::vector<std::pair<const char *, std::string>> reasons;
+  write_block(w, g, reasons);
   if (with_grid) write_grid(w, g);
+  write_reasons(w, "total_reasons", reasons);
   w.end_object();
 }
 
