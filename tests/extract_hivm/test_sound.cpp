@@ -80,6 +80,25 @@ TEST_CASE("issue 23 item 2: MTE1 bytes are a quantity: exact per execution, summ
   CHECK(g["block_min"]["mte1_bytes"] == 18432);
 }
 
+TEST_CASE("issue 23 item 3: past the enumeration budget, no single execution stands for the minimum") {
+  // triangle_rows.npuir.mlir: iteration i of 32768 loads 32768 - i f16 (line 24).
+  // Truth per block: 32768 x 32769 = 1073774592 B; the first iteration alone moves 65536 B.
+  const std::string text = hivmtest::test_data("triangle_rows.npuir.mlir");
+  json doc = document_of(text, with_launch(R"({"grid":[1]})"));
+  const json &load = op_json(doc, 24);
+  CHECK(load["count"]["min"] == 32768);
+  CHECK(load["count"]["exact"] == true);
+  CHECK(load["exec"]["bytes"] == 65536);  // the representative execution: i = 0
+  // The sum over the iterations is an estimate from the largest row.
+  CHECK(load["total_reasons"].contains("bytes"));
+  // The guaranteed minimum is at most the truth (the fewest bytes any execution moves, 2 B, per execution).
+  REQUIRE(load["block_min"].contains("bytes"));
+  CHECK(load["block_min"]["bytes"].get<int64_t>() <= 1073774592);
+  CHECK(load["block_min"]["bytes"] == 32768 * 2);
+  // And so are the per-block-minimum totals.
+  CHECK(doc["totals"]["per_block_min"]["aiv"]["mte"][0]["bytes"].get<int64_t>() <= 1073774592);
+}
+
 TEST_CASE("issue 23 item 4: the given overlay says which of its per-block figures are estimates") {
   // given_estimate.npuir.mlir: trips."26" = {min = 4, max = 4} makes the loop's count exact; the
   // row length min(64, counts[1]) is still an upper bound: 4 x 256 B = 1024 B is an estimate.

@@ -57,6 +57,15 @@ TEST_CASE("issue 23 item 2: the strict aic.mte1 work is a minimum when real_m is
   CHECK(with_data.with_given().uniform == 69632);
 }
 
+TEST_CASE("issue 23 item 3: past the enumeration budget the strict bytes are not one execution times the count") {
+  // triangle_rows.npuir.mlir: the row loads move 32768 x 32769 = 1073774592 B per block in all;
+  // the first iteration's 65536 B times 32768 executions would be 2 GiB.
+  m::HivmView view = m::HivmView::from_json(program_of("triangle_rows.npuir.mlir", "{grid=[1]}"), "triangle");
+  m::Amount mte2 = work(view, "aiv", "mte2");
+  CHECK(mte2.grid(1) <= 1073774592.0);
+  CHECK(mte2.grid(1) > 0);  // the fewest any execution moves, 2 B, 32768 times
+}
+
 TEST_CASE("issue 23 item 4: an estimate under the user's facts is not counted as given work") {
   // given_estimate.npuir.mlir with trips."26" = {min = 4, max = 4}: 4 row loads of at most 256 B;
   // with counts[1] = 16 the truth is 4 x 64 B = 256 B per block.

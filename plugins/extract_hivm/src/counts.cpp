@@ -45,18 +45,23 @@ struct QSum {
   }
 };
 
-/// A guaranteed minimum summed over executions: each execution's exact value times its
-/// minimum count; unknown once an execution that surely runs has no exact value.
+/// A guaranteed minimum summed over executions: each execution's minimum (its exact value,
+/// or the value at the lower ends of its dynamic extents) times its minimum count; unknown
+/// once an execution that surely runs has no minimum. An estimate whose lower end is 0 says
+/// nothing about the execution: it is no minimum (the op is then listed as not counted,
+/// rather than counted as doing nothing).
 struct MinSum {
   int64_t value = 0;
   bool ok = true;
-  void add(const Quantity &q, const Mult &m) {
+  void add(const Quantity &q, OptInt64 fewest, const Mult &m) {
     if (!ok || m.min == 0) return;
-    if (!q.value || q.estimated()) {
+    if (q.value && !q.estimated()) fewest = q.value;
+    else if (fewest && *fewest == 0) fewest.reset();
+    if (!fewest) {
       ok = false;
       return;
     }
-    value = sat_add(value, sat_mul(*q.value, m.min));
+    value = sat_add(value, sat_mul(*fewest, m.min));
   }
   void add(const MinSum &o) {
     ok = ok && o.ok;
@@ -76,7 +81,7 @@ ExecutionCounts::RunResult ExecutionCounts::run_counts(uint32_t r, const std::ve
   struct Inst {
     Mult sum{0, 0, 0, true, true};
     QSum bytes, elements, flop, repeats, masked, packets, issued, mte1;
-    MinSum bytes_min, flop_min, repeats_min, issued_min, mte1_min;
+    MinSum bytes_min, flop_min, repeats_min, issued_min, mte1_min, packets_min, masked_min;
     std::string reason;
     uint8_t taint = 0;
     uint64_t leaves = 0;
@@ -84,7 +89,7 @@ ExecutionCounts::RunResult ExecutionCounts::run_counts(uint32_t r, const std::ve
   // The guaranteed minimum of one block (all instances), or of every block at once.
   struct BlockMins {
     int64_t count = 0;
-    MinSum bytes, flop, repeats, issued, mte1;
+    MinSum bytes, flop, repeats, issued, mte1, packets, masked;
     void add(const Inst &inst) {
       count = sat_add(count, inst.sum.min);
       bytes.add(inst.bytes_min);
@@ -92,6 +97,8 @@ ExecutionCounts::RunResult ExecutionCounts::run_counts(uint32_t r, const std::ve
       repeats.add(inst.repeats_min);
       issued.add(inst.issued_min);
       mte1.add(inst.mte1_min);
+      packets.add(inst.packets_min);
+      masked.add(inst.masked_min);
     }
     void keep_smaller(const BlockMins &o) {
       count = std::min(count, o.count);
@@ -100,6 +107,8 @@ ExecutionCounts::RunResult ExecutionCounts::run_counts(uint32_t r, const std::ve
       repeats.keep_smaller(o.repeats);
       issued.keep_smaller(o.issued);
       mte1.keep_smaller(o.mte1);
+      packets.keep_smaller(o.packets);
+      masked.keep_smaller(o.masked);
     }
   };
   auto mins_of = [](const std::vector<Inst> &insts) {
@@ -133,12 +142,17 @@ ExecutionCounts::RunResult ExecutionCounts::run_counts(uint32_t r, const std::ve
                   Quantity issued = Quantity::exact(ir_.rec(r).issued_instructions);
                   if (smp.repeats.value) issued.value = std::max<int64_t>(1, (*smp.repeats.value + 254) / 255);
                   inst.issued.add(issued, m);
-                  inst.bytes_min.add(smp.bytes, m);
-                  inst.flop_min.add(smp.flop, m);
-                  inst.repeats_min.add(smp.repeats, m);
-                  inst.mte1_min.add(smp.mte1_bytes, m);
-                  // An estimated repeat count still issues at least one instruction.
-                  inst.issued_min.add(smp.repeats.value && smp.repeats.estimated() ? Quantity::exact(1) : issued, m);
+                  inst.bytes_min.add(smp.bytes, smp.bytes_min, m);
+                  inst.flop_min.add(smp.flop, smp.flop_min, m);
+                  inst.repeats_min.add(smp.repeats, smp.repeats_min, m);
+                  inst.mte1_min.add(smp.mte1_bytes, smp.mte1_min, m);
+                  inst.packets_min.add(smp.packets, std::nullopt, m);
+                  inst.masked_min.add(smp.masked, std::nullopt, m);
+                  // An estimated repeat count still issues at least one instruction per 255 of its fewest.
+                  Quantity issued_fewest = issued;
+                  if (smp.repeats.value && smp.repeats.estimated())
+                    issued_fewest = Quantity::exact(std::max<int64_t>(1, (smp.repeats_min.value_or(0) + 254) / 255));
+                  inst.issued_min.add(issued_fewest, std::nullopt, m);
                 },
                 inst.reason, inst.taint);
     }
@@ -272,6 +286,8 @@ ExecutionCounts::RunResult ExecutionCounts::run_counts(uint32_t r, const std::ve
   res.mins.repeats = mins.repeats.get();
   res.mins.issued = mins.issued.get();
   res.mins.mte1 = mins.mte1.get();
+  res.mins.packets = mins.packets.get();
+  res.mins.masked = mins.masked.get();
   if (res.block.block_dependent) {
     if (ir_.prog.blocks && *ir_.prog.blocks > 1) {
       std::vector<Inst> last = run_block(Interval::point(*ir_.prog.blocks - 1));
@@ -386,6 +402,8 @@ void ExecutionCounts::compute_counts() {
       rr.block_min.repeats = res.mins.repeats;
       rr.block_min.issued = res.mins.issued;
       rr.block_min.mte1 = res.mins.mte1;
+      rr.block_min.packets = res.mins.packets;
+      rr.block_min.masked = res.mins.masked;
       DataTotals &t = rr.mutable_totals();
       t.bytes_block = res.bytes;
       t.elements_block = res.elements;

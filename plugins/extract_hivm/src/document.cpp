@@ -398,18 +398,19 @@ struct CoreTotals {
   std::set<std::string> unknown;
 };
 
-Quantity pick(const OpRecord &r, Mode mode, const Quantity &exec, const Quantity &block, const Quantity &instance,
+/// The quantity a totals scope adds for one op. Per block (minimum): the op's own block
+/// minimum (block_min), which holds in every block of the grid; for a record without one
+/// (the DES import), its per-block sum where that is exact in every block; else 0.
+Quantity pick(const OpRecord &r, Mode mode, OptInt64 fewest, const Quantity &block, const Quantity &instance,
               const Quantity &grid) {
   switch (mode) {
     case Mode::Block: return block;
     case Mode::Instance: return instance;
     case Mode::Grid: return grid;
     case Mode::BlockMin: {
-      // Guaranteed minimum: the minimum count times an exact per-execution value (0 otherwise).
-      Quantity q;
-      q.value = 0;
-      if (exec.value && !exec.estimated() && r.count.known) q.value = r.count.min * *exec.value;
-      return q;
+      if (fewest) return Quantity::exact(*fewest);
+      if (r.count.known && r.count.exact && !r.count.block_dependent && block.value && !block.estimated()) return block;
+      return Quantity::exact(0);
     }
   }
   return block;
@@ -438,8 +439,8 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
                    : mode == Mode::Grid     ? r.count_grid
                                             : Quantity::exact(r.count.known ? r.count.min : 0);
     for (Pipe p : r.pipes) t.executions_by_pipe[pipe_name(p)].add(cnt);
-    Quantity scalar = pick(r, mode, Quantity::exact(r.scalar_instructions), r.scalar_block, r.scalar_instance, r.scalar_grid);
-    Quantity issued = pick(r, mode, Quantity::exact(r.issued_instructions), r.issued_block, r.issued_instance, r.issued_grid);
+    Quantity scalar = pick(r, mode, r.block_min.scalar, r.scalar_block, r.scalar_instance, r.scalar_grid);
+    Quantity issued = pick(r, mode, r.block_min.issued, r.issued_block, r.issued_instance, r.issued_grid);
     if (mode == Mode::BlockMin && r.cls == OpClass::Loop) scalar = issued = Quantity::exact(0);
     if (r.scalar_instructions > 0 || r.cls == OpClass::Loop) {
       t.scalar.add(scalar);
@@ -449,7 +450,7 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
     t.issued.add(issued);
     if (scalar.estimated() || issued.estimated()) t.estimated = true;
     if (r.cls == OpClass::ScalarMemory && r.scalar_gm_bytes > 0) {
-      Quantity b = pick(r, mode, r.totals().bytes, r.totals().bytes_block, times_count(r.count_instance, r.scalar_gm_bytes), r.totals().bytes_grid);
+      Quantity b = pick(r, mode, r.block_min.bytes, r.totals().bytes_block, times_count(r.count_instance, r.scalar_gm_bytes), r.totals().bytes_grid);
       t.gm_scalar_bytes.add(b);
     }
     switch (r.cls) {
@@ -463,8 +464,8 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
     }
     if (!r.modelled) continue;
     if (r.cls == OpClass::Dma) {
-      Quantity bytes = pick(r, mode, r.totals().bytes, r.totals().bytes_block, r.totals().bytes_instance, r.totals().bytes_grid);
-      Quantity packets = pick(r, mode, r.totals().packets, r.totals().packets_block, Quantity{}, Quantity{});
+      Quantity bytes = pick(r, mode, r.block_min.bytes, r.totals().bytes_block, r.totals().bytes_instance, r.totals().bytes_grid);
+      Quantity packets = pick(r, mode, r.block_min.packets, r.totals().packets_block, Quantity{}, Quantity{});
       std::string pipe = r.pipes.empty() ? "none" : pipe_name(r.pipes.front());
       std::string packet = r.totals().packet_bytes.value ? std::to_string(*r.totals().packet_bytes.value) : "unknown";
       auto &m = t.mte[{pipe, r.path_name.empty() ? "unknown" : std::string(r.path_name), packet}];
@@ -475,9 +476,9 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
       if (bytes.estimated()) t.estimated = true;
       if (!bytes.value) t.unknown.insert("mte bytes (" + r.name + " line " + std::to_string(r.line) + ")");
     } else if (is_vector_class(r.cls)) {
-      Quantity rep = pick(r, mode, r.totals().repeats, r.totals().repeats_block, r.totals().repeats_instance, r.totals().repeats_grid);
-      Quantity flop = pick(r, mode, r.totals().flop, r.totals().flop_block, r.totals().flop_instance, r.totals().flop_grid);
-      Quantity masked = pick(r, mode, r.totals().masked_lanes, r.totals().masked_block, Quantity{}, Quantity{});
+      Quantity rep = pick(r, mode, r.block_min.repeats, r.totals().repeats_block, r.totals().repeats_instance, r.totals().repeats_grid);
+      Quantity flop = pick(r, mode, r.block_min.flop, r.totals().flop_block, r.totals().flop_instance, r.totals().flop_grid);
+      Quantity masked = pick(r, mode, r.block_min.masked, r.totals().masked_block, Quantity{}, Quantity{});
       t.v_repeats.add(rep);
       t.v_flop.add(flop);
       t.v_exec.add(cnt);
@@ -489,15 +490,15 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
       if (mode == Mode::Block || mode == Mode::BlockMin) vc.masked.add(masked);
       if (rep.estimated() || flop.estimated()) t.estimated = true;
       if (r.name == "hivm.hir.copy") {
-        Quantity bytes = pick(r, mode, r.totals().bytes, r.totals().bytes_block, r.totals().bytes_instance, r.totals().bytes_grid);
+        Quantity bytes = pick(r, mode, r.block_min.bytes, r.totals().bytes_block, r.totals().bytes_instance, r.totals().bytes_grid);
         t.bytes_by_pipe["V"].add(bytes);
       }
     } else if (r.cls == OpClass::Cube) {
-      Quantity flop = pick(r, mode, r.totals().flop, r.totals().flop_block, r.totals().flop_instance, r.totals().flop_grid);
+      Quantity flop = pick(r, mode, r.block_min.flop, r.totals().flop_block, r.totals().flop_instance, r.totals().flop_grid);
       t.c_flop.add(flop);
       t.c_exec.add(cnt);
       t.c_flop_by_dtype[r.dtype.empty() ? "unknown" : r.dtype].add(flop);
-      t.c_mte1.add(pick(r, mode, r.totals().mte1_bytes, r.totals().mte1_block, r.totals().mte1_instance, r.totals().mte1_grid));
+      t.c_mte1.add(pick(r, mode, r.block_min.mte1, r.totals().mte1_block, r.totals().mte1_instance, r.totals().mte1_grid));
       auto &shape = t.c_shapes[{r.dtype, r.m.value_or(-1), r.k.value_or(-1), r.n.value_or(-1)}];
       shape.exec.add(cnt);
       shape.flop.add(flop);

@@ -13,7 +13,8 @@
 //    vector_repeat_bytes (row-wise for non-contiguous views in 32-byte
 //    blocks), masked lanes, FLOP for arithmetic/transcendental/reduce ops.
 // A dynamic extent is exact where it evaluates exactly, else estimated from
-// its upper bound, else unknown with the reason.
+// its upper bound, else unknown with the reason; beside each estimate, the
+// quantity at the extents' lower ends is a sound minimum for the execution.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PERFBOUND_EXTRACT_HIVM_OP_QUANTITIES_HPP
@@ -36,6 +37,9 @@ class OpQuantities {
 
   struct Sample {
     Quantity elements, bytes, flop, repeats, masked, packet_bytes, packets, mte1_bytes;
+    // The fewest this execution can do: the value where it is exact, else the quantity at
+    // the lower ends of its dynamic extents (0 where nothing bounds one from below).
+    OptInt64 bytes_min, flop_min, repeats_min, mte1_min;
     OptInt64 m, k, n;        // cube: the extents (an upper end where dynamic)
     std::string_view dtype;  // element type of the side the quantities are measured on
     uint8_t taint = 0;
@@ -49,6 +53,10 @@ class OpQuantities {
   FunctionIr &ir_;
   ValueEvaluator &ev_;
   ShapeResolver shapes_;
+
+  /// The fewest elements operand `o` can have under the evaluation context: the product of
+  /// each extent's lower end (0 where nothing bounds an extent from below).
+  int64_t elements_min(const Operand &o, uint8_t &taint);
 };
 
 }  // namespace pb::hivm::analysis

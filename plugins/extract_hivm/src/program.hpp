@@ -156,6 +156,7 @@ struct Count {
 /// Unset: unknown, or the per-execution value is an estimate that could be lower.
 struct BlockMin {
   OptInt64 count, bytes, flop, repeats, scalar, issued, mte1;
+  OptInt64 packets, masked;  // for totals.per_block_min only (not op record members)
   bool operator==(const BlockMin &) const = default;
 };
 
