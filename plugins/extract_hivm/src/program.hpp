@@ -155,7 +155,8 @@ struct Count {
 /// Per-block guaranteed minimum over every block of the grid of what an op does.
 /// Unset: unknown, or the per-execution value is an estimate that could be lower.
 struct BlockMin {
-  OptInt64 count, bytes, flop, repeats, scalar, issued;
+  OptInt64 count, bytes, flop, repeats, scalar, issued, mte1;
+  OptInt64 packets, masked;  // for totals.per_block_min only (not op record members)
   bool operator==(const BlockMin &) const = default;
 };
 
@@ -287,11 +288,12 @@ struct SyncInfo {
 /// whole-grid sums. Only HIVM ops and scalar memory accesses have them (about one op in
 /// eight), so a record keeps them behind one pointer (OpRecord::totals).
 struct DataTotals {
-  // Per execution (representative: block 0, first iteration).
-  Quantity elements, bytes, flop, repeats, masked_lanes, packet_bytes, packets;
-  Quantity bytes_block, elements_block, flop_block, repeats_block, masked_block, packets_block;
-  Quantity bytes_instance, flop_instance, repeats_instance;
-  Quantity bytes_grid, flop_grid, repeats_grid;  // whole grid, as the grid sums below
+  // Per execution (representative: block 0, first iteration). mte1_bytes: cube ops only,
+  // the L1 -> L0A/L0B bytes (fractal-padded).
+  Quantity elements, bytes, flop, repeats, masked_lanes, packet_bytes, packets, mte1_bytes;
+  Quantity bytes_block, elements_block, flop_block, repeats_block, masked_block, packets_block, mte1_block;
+  Quantity bytes_instance, flop_instance, repeats_instance, mte1_instance;
+  Quantity bytes_grid, flop_grid, repeats_grid, mte1_grid;  // whole grid, as the grid sums below
 };
 
 /// What an op the extractor does not model holds: its operands with a shape
@@ -326,8 +328,7 @@ struct OpRecord {
   std::string dtype;
   Space src = Space::Unknown, dst = Space::Unknown;
   Word path_name;         // "gm_to_ub", "cc_to_gm", ...
-  OptInt64 m, k, n;                // cube
-  int64_t mte1_bytes = -1;         // cube: L1 -> L0A/L0B bytes per execution (fractal-padded)
+  OptInt64 m, k, n;                // cube (the upper end where an extent is dynamic)
   int64_t scalar_gm_bytes = 0;     // memref.load/store on GM: bytes per execution
 
   // Per block, summed over the enumerated executions (exact quantities at every execution).

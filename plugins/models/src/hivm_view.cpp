@@ -113,6 +113,11 @@ const json *number_member(const json &obj, const char *key) {
 /// The strict amount of one quantity of one layer: the per-block minimum
 /// over all blocks and the grid's exact excess over blocks x minimum;
 /// nullopt (with `why`) when no sound minimum is known.
+/// The minimum is the extractor's block_min. Without it, only a per-block
+/// sum the extractor states exact counts: the representative execution
+/// (`exec`, block 0's first iteration) times the fewest executions is no
+/// minimum when executions differ (a row that shrinks with the loop index
+/// past the enumeration budget), so it is never used.
 std::optional<Amount> measure(const Layer &l, const char *key, std::optional<double> per_exec, bool per_exec_estimated,
                               double blocks, std::string &why) {
   const CountFacts &count = l.count;
@@ -124,14 +129,17 @@ std::optional<Amount> measure(const Layer &l, const char *key, std::optional<dou
   } else if (!count.block_dependent) {
     const json *b = number_member(*l.block, key);
     if (count.exact && b != nullptr && !has_reason(*l.total_reasons, key)) uniform = b->get<double>();
-    else if (per_exec && !per_exec_estimated) uniform = count.min * *per_exec;
+    else if (count.min <= 0) uniform = 0.0;  // nothing surely runs: nothing to lower
   } else {
     // A block-dependent op without the extractor's block_min: block 0 is
     // not a minimum, so only an exact grid sum counts (below).
     uniform = 0.0;
   }
   if (!uniform) {
-    why = per_exec ? "per-execution value is an estimate" : "per-execution value unknown";
+    why = !per_exec             ? "per-execution value unknown"
+          : per_exec_estimated ? "per-execution value is an estimate"
+                               : "no guaranteed per-block minimum (block_min) and no exact per-block sum: the "
+                                 "executions' values differ and are not all known";
     return std::nullopt;
   }
   Amount out;

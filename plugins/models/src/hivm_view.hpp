@@ -14,7 +14,10 @@
 // figures never include it.
 // A quantity the extractor marks estimated or unknown contributes nothing
 // and is listed in `missing` and in `uncounted` (the bound stays a lower
-// bound without it, and the report says what it left out).
+// bound without it, and the report says what it left out). The per-block
+// minimum is the extractor's block_min, or an exact per-block sum; the
+// representative execution (`exec`) is never multiplied by the count: past
+// the enumeration budget it is one sample, not a minimum.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PERFBOUND_MODELS_HIVM_VIEW_HPP
