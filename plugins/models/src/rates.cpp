@@ -304,6 +304,11 @@ Rate<u::FlopPerSecond> Rates::vector_flop(const std::string &dtype) const {
   return rate;
 }
 
+bool Rates::has_path(const std::string &path_name) const {
+  std::string key = profile_path_key(path_name);
+  return member(profile_, {"paths", key.c_str()}) != nullptr;
+}
+
 Rate<u::BytesPerSecond> Rates::path(const std::string &path_name) const {
   std::string key = profile_path_key(path_name);
   const json *q = member(profile_, {"paths", key.c_str()});

@@ -92,6 +92,8 @@ class Rates {
   /// A data path per core, by HIVM path ("gm_to_ub", "cc_to_gm", ...) or
   /// profile key ("gm_to_l1").
   [[nodiscard]] Rate<u::BytesPerSecond> path(const std::string &path) const;
+  /// Whether the profile has the path at all (known or marked unknown).
+  [[nodiscard]] bool has_path(const std::string &path) const;
   /// HBM bandwidth of the whole chip: max(memory.hbm_bandwidth,
   /// calibration hbm_read_allcore_peak).
   [[nodiscard]] const Rate<u::BytesPerSecond> &hbm() const { return hbm_; }

@@ -19,6 +19,7 @@
 #include "render.hpp"
 #include "render_html.hpp"
 #include "term.hpp"
+#include "terms.hpp"
 
 namespace pb::models {
 
@@ -374,16 +375,12 @@ SweepModel SweepModel::build(const json &dsl, const Rates &rates, const std::str
 
   // Bytes: one item per access, on the read or the write path; unique bytes
   // per pointer argument for the memory term.
-  Rate<u::BytesPerSecond> read_path = rates.path(mix ? "gm_to_l1" : "gm_to_ub");
-  Rate<u::BytesPerSecond> read_ub = rates.path("gm_to_ub");
-  Rate<u::BytesPerSecond> write_path = rates.path(mix ? "l0c_to_gm" : "ub_to_gm");
-  Rate<u::BytesPerSecond> write_ub = rates.path("ub_to_gm");
-  double read_bw = read_path.known() && read_ub.known()
-                       ? (mix ? read_path.value->value() + m.aiv_instances_ * read_ub.value->value() : read_ub.value->value())
-                       : 0;
-  double write_bw = write_path.known() && write_ub.known()
-                        ? (mix ? write_path.value->value() + m.aiv_instances_ * write_ub.value->value() : write_ub.value->value())
-                        : 0;
+  // The block's GM paths, as the grid floor takes them (docs/model.md §3.1).
+  const Schedule block = make_schedule(1, mix, true, m.aiv_instances_, rates);
+  Rate<u::BytesPerSecond> read_paths = block_gm_rate(rates, block, false);
+  Rate<u::BytesPerSecond> write_paths = block_gm_rate(rates, block, true);
+  double read_bw = read_paths.known() ? read_paths.value->value() : 0;
+  double write_bw = write_paths.known() ? write_paths.value->value() : 0;
   m.block_bw_ = read_bw + write_bw;
   m.chip_bw_ = rates.hbm().known() ? rates.hbm().value->value() : 0;
   static const std::regex contiguous(R"(^\s*(\d+)\*pid_x \+ i0 < ([%A-Za-z_][A-Za-z0-9_]*)\s*$)");

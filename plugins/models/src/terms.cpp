@@ -306,36 +306,72 @@ void dsl_flop_resources(const json &dsl, const Rates &rates, const Schedule &s, 
 }
 
 /// Sum of path rates (per block: every core of the block moving at once).
-ClassRate block_path_rate(const Rates &rates, const std::vector<std::pair<std::string, double>> &paths,
-                          const std::string &name) {
+/// A path written "a|b|c" is one pipe that moves data over one of several
+/// paths at a time: the fastest of those the profile has. A path written
+/// "?a" counts only where the profile has it (an L1 -> GM path, say).
+Rate<u::BytesPerSecond> block_paths(const Rates &rates, const std::vector<std::pair<std::string, double>> &paths,
+                                    const std::string &name) {
   double sum = 0;
   std::vector<std::string> sources;
-  for (const auto &[path, count] : paths) {
-    Rate<u::BytesPerSecond> r = rates.path(path);
-    if (!r.known()) {
-      RateRecord rec = r.record;
-      rec.name = name;
-      rec.reason = "path " + path + " unknown: " + r.record.reason;
-      return {nullptr, rec, "B"};
+  for (const auto &[spec, count] : paths) {
+    const bool optional = !spec.empty() && spec.front() == '?';
+    std::vector<std::string> alternatives;
+    std::string rest = optional ? spec.substr(1) : spec;
+    for (size_t bar = rest.find('|'); bar != std::string::npos; bar = rest.find('|')) {
+      alternatives.push_back(rest.substr(0, bar));
+      rest.erase(0, bar + 1);
     }
-    sum += count * r.value->value();
-    sources.push_back((count != 1 ? u::format_number(count) + " x " : std::string()) + r.record.source);
+    alternatives.push_back(rest);
+    std::optional<Rate<u::BytesPerSecond>> fastest;
+    for (size_t idx = 0; idx < alternatives.size(); ++idx) {
+      const std::string &path = alternatives[idx];
+      // The first alternative is the pipe's own path: it must be known.
+      // Others, and an optional path, count only where the profile has them.
+      if ((optional || idx > 0) && !rates.has_path(path)) continue;
+      Rate<u::BytesPerSecond> r = rates.path(path);
+      if (!r.known()) {
+        RateRecord rec = r.record;
+        rec.name = name;
+        rec.reason = "path " + path + " unknown: " + r.record.reason;
+        return Rate<u::BytesPerSecond>{std::nullopt, rec};
+      }
+      if (!fastest || r.value->value() > fastest->value->value()) fastest = r;
+    }
+    if (!fastest) continue;
+    sum += count * fastest->value->value();
+    sources.push_back((count != 1 ? u::format_number(count) + " x " : std::string()) + fastest->record.source);
   }
   std::string joined;
   for (const std::string &src : sources) joined += (joined.empty() ? "" : " + ") + src;
   RateRecord rec{name, sum, "B/s", RateKind::Theoretical, joined, "per block: every core of the block moving at once", ""};
-  return byte_rate(Rate<u::BytesPerSecond>{u::BytesPerSecond{sum}, rec});
+  return Rate<u::BytesPerSecond>{u::BytesPerSecond{sum}, rec};
 }
 
-ClassRate read_rate(const Rates &rates, const Schedule &s) {
-  if (!s.mix) return block_path_rate(rates, {{"gm_to_ub", 1}}, "GM read path (block)");
-  return block_path_rate(rates, {{"gm_to_l1", 1}, {"gm_to_ub", s.aiv_instances}}, "GM read paths (block)");
+/// The GM paths of one block (docs/model.md §3.1): an AIV reads GM -> UB and
+/// writes UB -> GM; an AIC reads over its MTE2 (GM -> L1, or straight into
+/// L0A/L0B: one pipe, the fastest of them) and writes through the fixpipe
+/// (L0C -> GM) and its MTE3 (L1 -> GM, where the profile has it); a mix
+/// block has one AIC and `aiv_instances` AIVs moving at once.
+const char *const kAicReadPaths = "gm_to_l1|gm_to_l0a|gm_to_l0b";
+
+ClassRate read_rate(const Rates &rates, const Schedule &s) { return byte_rate(block_gm_rate(rates, s, false)); }
+ClassRate write_rate(const Rates &rates, const Schedule &s) { return byte_rate(block_gm_rate(rates, s, true)); }
+
+}  // namespace
+
+Rate<u::BytesPerSecond> block_gm_rate(const Rates &rates, const Schedule &s, bool write) {
+  if (!write) {
+    if (s.mix) return block_paths(rates, {{kAicReadPaths, 1}, {"gm_to_ub", s.aiv_instances}}, "GM read paths (block)");
+    if (s.slot_kind == "aic") return block_paths(rates, {{kAicReadPaths, 1}}, "GM read path (AIC block)");
+    return block_paths(rates, {{"gm_to_ub", 1}}, "GM read path (block)");
+  }
+  if (s.mix)
+    return block_paths(rates, {{"l0c_to_gm", 1}, {"?l1_to_gm", 1}, {"ub_to_gm", s.aiv_instances}}, "GM write paths (block)");
+  if (s.slot_kind == "aic") return block_paths(rates, {{"l0c_to_gm", 1}, {"?l1_to_gm", 1}}, "GM write paths (AIC block)");
+  return block_paths(rates, {{"ub_to_gm", 1}}, "GM write path (block)");
 }
 
-ClassRate write_rate(const Rates &rates, const Schedule &s) {
-  if (!s.mix) return block_path_rate(rates, {{"ub_to_gm", 1}}, "GM write path (block)");
-  return block_path_rate(rates, {{"l0c_to_gm", 1}, {"ub_to_gm", s.aiv_instances}}, "GM write paths (block)");
-}
+namespace {
 
 void dsl_byte_resources(const json &dsl, const Rates &rates, const Schedule &s, std::vector<DslResource> &out,
                         std::vector<NotCounted> &missing) {
@@ -362,7 +398,7 @@ void dsl_byte_resources(const json &dsl, const Rates &rates, const Schedule &s, 
     if (*given_total <= 0) continue;
     bool read = std::string(direction) == "read";
     DslResource r;
-    r.core = s.mix ? "" : "aiv";
+    r.core = s.mix ? "" : s.slot_kind;
     r.component = read ? "mte2" : "mte3";
     r.cls = read ? "gm_read" : "gm_write";
     r.per_program_min = per_program;
@@ -533,8 +569,8 @@ Term grid_floor_hivm(const HivmView &view, const Rates &rates, const TermOptions
     add("aiv", "vector", dtype, a, flop_rate(rates.vector_flop(dtype)), s.aiv_instances);
   Amount read, write;
   for (const Transfer &tr : view.transfers) (tr.write ? write : read).add(tr.bytes);
-  add(s.mix ? "" : "aiv", "mte2", "gm_read", read, read_rate(rates, s), 1.0);
-  add(s.mix ? "" : "aiv", "mte3", "gm_write", write, write_rate(rates, s), 1.0);
+  add(s.mix ? "" : s.slot_kind, "mte2", "gm_read", read, read_rate(rates, s), 1.0);
+  add(s.mix ? "" : s.slot_kind, "mte3", "gm_write", write, write_rate(rates, s), 1.0);
   grid_from_resources(t, resources, s, -1);
   note_missing(t, view);
   return t;

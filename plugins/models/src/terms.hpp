@@ -62,6 +62,11 @@ struct Schedule {
 Schedule make_schedule(double blocks, bool has_aic, bool has_aiv, double aiv_instances, const Rates &rates);
 /// The schedule of a HIVM program whose block count is known.
 Schedule hivm_schedule(const HivmView &view, const Rates &rates);
+/// The GM read (`write` false) or write paths of one block, every core of
+/// the block moving at once (docs/model.md §3.1): AIV GM <-> UB; AIC reads
+/// over its MTE2 (the fastest of GM -> L1/L0A/L0B), writes L0C -> GM plus
+/// L1 -> GM where the profile has it; a mix block one AIC and its AIVs.
+Rate<u::BytesPerSecond> block_gm_rate(const Rates &rates, const Schedule &s, bool write);
 
 Term grid_floor_dsl(const json &dsl, const Rates &rates, const TermOptions &options, const std::string &origin);
 Term grid_floor_hivm(const HivmView &view, const Rates &rates, const TermOptions &options);
