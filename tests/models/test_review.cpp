@@ -125,3 +125,102 @@ TEST_CASE("review 5: a mix block's write ceiling includes the AIC's L1 -> GM pat
   // Reads: GM->L1 256 + 2 x GM->UB 128 = 512 B/cycle = 921.6 GB/s.
   CHECK(m::block_gm_rate(rates(), s, false).value->value() == doctest::Approx(921.6e9));
 }
+
+//===----------------------------------------------------------------------===//
+// Review item 1: the cold-cache floor counts an argument's bytes once
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+std::string data(const std::string &name) { return (pbtest::test_source_dir() / "models" / "data" / name).string(); }
+
+const json &memory_work(const json &report, const std::string &tier) {
+  const json &t = modelstest::term(report, "memory", tier);
+  REQUIRE(t["per_component"].size() == 1);
+  return t["per_component"][0]["work"];
+}
+
+const json *argument(const json &work, int arg, const std::string &direction) {
+  for (const json &row : work["by_argument"])
+    if (row["arg"] == arg && row["direction"] == direction) return &row;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("review 1: RMSNorm's weight, read by every program, crosses a cold HBM once") {
+  // tests/models/data/row_scale.*: 65,536 programs, each reads its 8 KiB row
+  // of x and the same 8 KiB weight w and writes its 8 KiB row of out.
+  modelstest::RunOut run = modelstest::run_pipeline(
+      modelstest::pipeline("bound.toml"), {"--set", "ttir=" + data("row_scale.ttir.mlir"), "--set",
+                                           "hivm=" + data("row_scale.npuir.mlir"), "--set", "launch={grid=[65536,1,1]}"});
+  const json &work = memory_work(run.report, "hivm");
+  // DMA: 3 x 65,536 x 8,192 B = 1,610,612,736 B (1.5 GiB), of which 512 MiB
+  // re-read w. Unique (DSL tier): x 536,870,912 + w 8,192 + out 536,870,912
+  // = 1,073,750,016 B.
+  CHECK(work["bytes"].get<double>() == doctest::Approx(1610612736.0));
+  CHECK(work["cold_bytes"].get<double>() == doctest::Approx(1073750016.0));
+  const json *w = argument(work, 1, "read");
+  REQUIRE(w != nullptr);
+  CHECK((*w)["dma_bytes"].get<double>() == doctest::Approx(536870912.0));
+  CHECK((*w)["cold_bytes"].get<double>() == doctest::Approx(8192.0));
+  const json *x = argument(work, 0, "read");
+  REQUIRE(x != nullptr);
+  CHECK((*x)["cold_bytes"].get<double>() == doctest::Approx(536870912.0));
+  // Cold floor: every transfer is 8 KiB, eta(8192) = 0.761016782 x 1.6e12 =
+  // 1.21762685e12 B/s (above the 1.16725e12 copy floor):
+  // 1,073,750,016 / 1.21762685e12 = 881.84 us (it was 1,610,612,736 B ->
+  // 1,322.74 us, above the 0.92 ms the unique bytes take at the fastest copy
+  // rate measured, 1.167 TB/s).
+  const json &mem = modelstest::term(run.report, "memory", "hivm");
+  CHECK(modelstest::seconds(mem["value"]) == doctest::Approx(1073750016.0 / (0.761016782 * 1.6e12)).epsilon(1e-6));
+  CHECK(modelstest::seconds(mem["value"]) < 1073750016.0 / 1.16725225e12);
+}
+
+TEST_CASE("review 1: without the DSL tier's unique bytes the cold floor counts no argument's DMA bytes") {
+  modelstest::RunOut run = modelstest::run_pipeline(
+      modelstest::pipeline("bound_hivm.toml"),
+      {"--set", "hivm=" + data("row_scale.npuir.mlir"), "--set", "launch={grid=[65536,1,1]}"});
+  const json &work = memory_work(run.report, "hivm");
+  CHECK(work["cold_bytes"].get<double>() == 0);
+  const json &mem = modelstest::term(run.report, "memory", "hivm");
+  bool said = false;
+  for (const json &n : mem["not_counted"])
+    said = said || (n["what"].get<std::string>().find("reads from argument 1") != std::string::npos &&
+                    n["reason"].get<std::string>().find("'unique' port") != std::string::npos);
+  CHECK(said);
+  // What remains is the strict path floor: 1,610,612,736 B over 40 active
+  // AIVs at GM->UB + UB->GM = 460.8 GB/s each: 87.381 us.
+  CHECK(modelstest::seconds(mem["value"]) == doctest::Approx(1610612736.0 / (40 * 460.8e9)).epsilon(1e-6));
+  CHECK(mem["assurance"] == "strict");
+}
+
+TEST_CASE("review 1: a tiled matmul's re-read panels cross a cold HBM once; the bound is the cube's") {
+  // 4096^3 fp16, 128 x 128 tiles, K step 64: blockptr_matmul.ttir (DSL tier)
+  // and tests/models/data/tile_matmul.npuir.mlir (an AIC-only HIVM of it).
+  std::string ttir = (pbtest::test_source_dir() / "extract_ttir" / "kernels" / "blockptr_matmul.ttir").string();
+  modelstest::RunOut run = modelstest::run_pipeline(
+      modelstest::pipeline("bound.toml"),
+      {"--set", "ttir=" + ttir, "--set", "hivm=" + data("tile_matmul.npuir.mlir"), "--set",
+       "launch={grid=[32,32,1],args={\"3\"=4096,\"4\"=4096,\"5\"=4096,\"6\"=4096,\"7\"=4096,\"8\"=4096}}"});
+  const json &work = memory_work(run.report, "hivm");
+  // DMA: 1,024 blocks x 64 K steps x (16 KiB of A + 16 KiB of B) =
+  // 2,147,483,648 B read, 1,024 x 32 KiB = 33,554,432 B written. Unique: A
+  // and B 33,554,432 B each, C 33,554,432 B.
+  CHECK(work["read_bytes"].get<double>() == doctest::Approx(2147483648.0));
+  CHECK(work["write_bytes"].get<double>() == doctest::Approx(33554432.0));
+  CHECK(work["cold_bytes"].get<double>() == doctest::Approx(100663296.0));
+  // Cold floor: reads in 16 KiB transfers at eta 0.944723874 x 1.6e12 =
+  // 1.51155820e12 B/s, writes in 32 KiB at 0.989358406 x 1.6e12 =
+  // 1.58297345e12: 67,108,864 / 1.5115582e12 + 33,554,432 / 1.58297345e12 =
+  // 44.397 + 21.197 = 65.594 us (it was 2,147,483,648 / 1.5115582e12 + 21.197
+  // = 1,441.9 us).
+  const json &mem = modelstest::term(run.report, "memory", "hivm");
+  double cold = 67108864.0 / (0.944723874 * 1.6e12) + 33554432.0 / (0.989358406 * 1.6e12);
+  CHECK(modelstest::seconds(mem["value"]) == doctest::Approx(cold).epsilon(1e-6));
+  // The bound is now the cube: 2 x 128 x 128 x 4096 = 134,217,728 FLOP per
+  // block, ceil(1024 / 20) = 52 waves at 8192 x 1.8e9 = 14.7456 TFLOP/s:
+  // 473.3 us.
+  CHECK(run.report["bound"]["binding_component"] == "cube");
+  CHECK(modelstest::seconds(run.report["bound"]) == doctest::Approx(52 * 134217728.0 / 14.7456e12).epsilon(1e-6));
+}

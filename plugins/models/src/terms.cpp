@@ -238,6 +238,42 @@ std::string why_not(const json &q) {
 }
 
 
+}  // namespace
+
+UniqueBytes UniqueBytes::from_dsl(const json &dsl, const std::string &origin) {
+  UniqueBytes out;
+  out.origin = origin;
+  for (const char *direction : {"read", "written", "atomic"}) {
+    const json &by_arg = json_at(dsl, {"bytes", direction, "by_arg"});
+    if (!by_arg.is_array()) continue;
+    const bool write = std::string(direction) != "read";
+    for (const json &entry : by_arg) {
+      const json &position = json_at(entry, {"arg"});
+      if (!position.is_number_integer()) continue;
+      const json &q = json_at(entry, {"unique_total"});
+      Figure figure;
+      figure.key = json_at(entry, {"arg_key"}).is_string() ? json_at(entry, {"arg_key"}).get<std::string>() : "";
+      figure.strict = lower_value(q);
+      figure.given = lower_value(given_of(q));
+      if (!figure.given) figure.given = figure.strict;
+      // An argument both written and updated atomically: the union is at
+      // least the larger of the two.
+      Figure &slot = out.by_arg[{position.get<int>(), write}];
+      if (slot.key.empty()) slot.key = figure.key;
+      auto larger = [](std::optional<double> a, std::optional<double> b) -> std::optional<double> {
+        if (!a) return b;
+        if (!b) return a;
+        return std::max(*a, *b);
+      };
+      slot.strict = larger(slot.strict, figure.strict);
+      slot.given = larger(slot.given, figure.given);
+    }
+  }
+  return out;
+}
+
+namespace {
+
 struct DslShape {
   Schedule schedule;
   std::string kernel;
@@ -810,8 +846,9 @@ Term memory_hivm(const HivmView &view, const Rates &rates, const TermOptions &op
   Schedule s = hivm_schedule(view, rates);
   t.schedule = s.to_json();
   t.formula = "T_mem = DMA bytes to kernel arguments / (active blocks x per-block GM path ceilings) (strict, any "
-              "cache state); cold L2: sum over transfer sizes s of bytes_s / min(active x per-block paths, max(eta(s) x "
-              "chip peak, fastest sustained copy)) (argued)";
+              "cache state); cold L2: sum over arguments and transfer sizes s of bytes_s / min(active x per-block "
+              "paths, max(eta(s) x chip peak, fastest sustained copy)), each argument's bytes at most its unique "
+              "bytes (DSL tier), placed on the fastest transfer sizes (argued)";
   MemoryRates m = memory_rates(rates, s);
   if (!m.chip) {
     t.value = Time::unknown("no HBM bandwidth: " + m.chip_record.reason);
@@ -820,7 +857,20 @@ Term memory_hivm(const HivmView &view, const Rates &rates, const TermOptions &op
   }
   double base = m.per_block ? std::min(m.active_blocks * *m.per_block, *m.chip) : *m.chip;
   bool use_eta = options.packet_efficiency == "transfer" && rates.packet_efficiency().has_value();
-  double read_bytes = 0, write_bytes = 0, strict_bytes = 0, cold_seconds = 0;
+  // The fastest sustained aggregate copy rate: eta never takes the
+  // bandwidth below it (kArgumentPacketEfficiency).
+  const Rate<u::BytesPerSecond> &copy = rates.copy_aggregate();
+  double copy_floor = copy.known() ? copy.value->value() : 0.0;
+  auto eta_of = [&](double size) { return use_eta ? rates.packet_efficiency()->upper(size) : 1.0; };
+  auto bandwidth = [&](double size) { return std::min(base, std::max(eta_of(size) * *m.chip, copy_floor)); };
+
+  // DMA bytes per kernel argument and direction, by transfer size.
+  struct Traffic {
+    std::map<double, double> strict, given;  // transfer size -> grid bytes
+    double strict_total = 0, given_total = 0;
+  };
+  std::map<std::pair<int, bool>, Traffic> by_arg;
+  double read_bytes = 0, write_bytes = 0, strict_bytes = 0;
   std::map<double, double> by_size;  // transfer size -> grid bytes (under the user's facts)
   std::map<std::string, double> left_out;  // GM buffer kind -> grid bytes not counted
   for (const Transfer &tr : view.transfers) {
@@ -832,30 +882,80 @@ Term memory_hivm(const HivmView &view, const Rates &rates, const TermOptions &op
       left_out[tr.gm_buffer] += grid;
       continue;
     }
+    double strict_grid = tr.bytes.grid(s.blocks);
     (tr.write ? write_bytes : read_bytes) += grid;
-    strict_bytes += tr.bytes.grid(s.blocks);
+    strict_bytes += strict_grid;
     by_size[tr.transfer_bytes] += grid;
+    Traffic &traffic = by_arg[{tr.arg, tr.write}];
+    traffic.strict[tr.transfer_bytes] += strict_grid;
+    traffic.given[tr.transfer_bytes] += grid;
+    traffic.strict_total += strict_grid;
+    traffic.given_total += grid;
   }
+  // The cold-cache floor: a line read twice is an L2 hit the second time,
+  // so an argument's DMA bytes count at most as its unique bytes, which the
+  // DSL tier proves; they are placed on the argument's fastest transfer
+  // sizes first (the re-reads might be the slow ones). Without a unique
+  // figure an argument's DMA bytes may be all re-reads: none count.
+  bool eta_lowered = false;
+  auto cold_of = [&](const std::map<double, double> &sizes, double cap, double &seconds, double &bytes) {
+    std::vector<std::pair<double, double>> order(sizes.begin(), sizes.end());
+    std::stable_sort(order.begin(), order.end(),
+                     [&](const auto &a, const auto &b) { return bandwidth(a.first) > bandwidth(b.first); });
+    for (const auto &[size, moved] : order) {
+      double take = std::min(moved, cap - bytes);
+      if (take <= 0) break;
+      double bw = bandwidth(size);
+      if (bw < base) eta_lowered = true;
+      seconds += memory_time(u::Bytes{take}, u::BytesPerSecond{bw}).value();
+      bytes += take;
+    }
+  };
+  double cold_seconds = 0, cold_strict_seconds = 0, cold_bytes = 0, cold_strict_bytes = 0;
+  json per_arg = json::array();
+  for (const auto &[key, traffic] : by_arg) {
+    const auto &[arg, write] = key;
+    const UniqueBytes::Figure *figure = nullptr;
+    if (options.unique && arg >= 0) {
+      auto it = options.unique->by_arg.find(key);
+      if (it != options.unique->by_arg.end()) figure = &it->second;
+    }
+    std::string name = arg >= 0 ? "argument " + std::to_string(arg) : "an argument the dump does not name";
+    if (figure != nullptr && !figure->key.empty()) name += " (" + figure->key + ")";
+    json row{{"arg", arg >= 0 ? json(arg) : json(nullptr)}, {"direction", write ? "write" : "read"},
+             {"dma_bytes", traffic.given_total}};
+    if (figure == nullptr || !figure->given) {
+      row["cold_bytes"] = 0.0;
+      std::string why = !options.unique ? "no unique-byte figure: connect the DSL tier's facts to the memory node's "
+                                          "'unique' port (pipelines/bound.toml does)"
+                        : arg < 0       ? "the dump does not say which argument it is"
+                        : figure == nullptr ? "the DSL tier gives no unique bytes for it in this direction"
+                                            : "the DSL tier's unique bytes are not a sound figure";
+      row["why"] = why;
+      per_arg.push_back(std::move(row));
+      t.not_counted.push_back({"cold-cache HBM floor: " + u::format_number(traffic.given_total) + " B of DMA " +
+                                   (write ? "writes to " : "reads from ") + name,
+                               "the bytes may move the same data more than once (a tile read by several blocks, or "
+                               "twice by one), which a cold L2 serves once; " + why});
+      continue;
+    }
+    double before = cold_bytes;
+    cold_of(traffic.given, *figure->given, cold_seconds, cold_bytes);
+    if (figure->strict) cold_of(traffic.strict, *figure->strict, cold_strict_seconds, cold_strict_bytes);
+    row["unique_bytes"] = *figure->given;
+    row["cold_bytes"] = cold_bytes - before;
+    if (figure->strict) row["unique_bytes_without_facts"] = *figure->strict;
+    per_arg.push_back(std::move(row));
+  }
+  json sizes = json::array();
+  for (const auto &[size, bytes] : by_size)
+    sizes.push_back({{"transfer_bytes", size}, {"bytes", bytes}, {"eta", eta_of(size)}, {"bandwidth", bandwidth(size)}});
   for (const auto &[kind, bytes] : left_out)
     t.not_counted.push_back({u::format_number(bytes) + " B of DMA traffic to GM " + kind + " buffers",
                              kind == "workspace" ? "workspace scratch is small and reused: it may stay in L2, whose rate the "
                                                    "profile does not give (the MTE components still count it)"
                                                  : "the GM side is not a kernel argument: it may not reach HBM"});
   double total = read_bytes + write_bytes;
-  // The fastest sustained aggregate copy rate: eta never takes the
-  // bandwidth below it (kArgumentPacketEfficiency).
-  const Rate<u::BytesPerSecond> &copy = rates.copy_aggregate();
-  double copy_floor = copy.known() ? copy.value->value() : 0.0;
-  json sizes = json::array();
-  bool eta_lowered = false;
-  for (const auto &[size, bytes] : by_size) {
-    double eta = use_eta ? rates.packet_efficiency()->upper(size) : 1.0;
-    double bw = std::min(base, std::max(eta * *m.chip, copy_floor));
-    bw = std::min(bw, base);
-    if (bw < base) eta_lowered = true;
-    cold_seconds += memory_time(u::Bytes{bytes}, u::BytesPerSecond{bw}).value();
-    sizes.push_back({{"transfer_bytes", size}, {"bytes", bytes}, {"eta", eta}, {"bandwidth", bw}});
-  }
   // HIVM DMA counts are not unique bytes (a tile may be read twice), so no
   // share of them is forced past the L2 here; the DSL tier's unique bytes
   // carry that part.
@@ -863,12 +963,20 @@ Term memory_hivm(const HivmView &view, const Rates &rates, const TermOptions &op
   MemoryFloors given_floors = memory_floors(total, 0, m);
   ComponentValue cv;
   cv.component = "hbm";
-  cv.work = {{"bytes", total},          {"read_bytes", read_bytes}, {"write_bytes", write_bytes},
+  cv.work = {{"bytes", total},
+             {"read_bytes", read_bytes},
+             {"write_bytes", write_bytes},
              {"strict_bytes", strict_bytes},
-             {"active_blocks", m.active_blocks}, {"bandwidth_peak", base}, {"by_transfer_size", sizes}};
+             {"cold_bytes", cold_bytes},
+             {"cold_strict_bytes", cold_strict_bytes},
+             {"by_argument", per_arg},
+             {"active_blocks", m.active_blocks},
+             {"bandwidth_peak", base},
+             {"by_transfer_size", sizes}};
   double left_out_bytes = 0;
   for (const auto &[kind, bytes] : left_out) left_out_bytes += bytes;
   cv.work["not_hbm_bytes"] = left_out_bytes;
+  cv.work["cold_hbm_floor_without_facts_s"] = cold_strict_seconds;
   Assurance cold_assurance = use_eta && eta_lowered ? Assurance::Argued : Assurance::Strict;
   apply_cache_condition(t, cv, options, cold_seconds, floors, cold_assurance, m.chip_record);
   if (given_floors.strict() > floors.strict() && cv.value.seconds && *cv.value.seconds < given_floors.strict())
