@@ -224,3 +224,57 @@ TEST_CASE("review 1: a tiled matmul's re-read panels cross a cold HBM once; the 
   CHECK(run.report["bound"]["binding_component"] == "cube");
   CHECK(modelstest::seconds(run.report["bound"]) == doctest::Approx(52 * 134217728.0 / 14.7456e12).epsilon(1e-6));
 }
+
+//===----------------------------------------------------------------------===//
+// Review item 6: cache = cold never lets a given fact into the strict value
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("review 6: with cache = cold, bytes counted only under a user's fact stay out of the strict value") {
+  // 48 blocks of one AIV function; one DMA (256 B from argument 0) in a loop
+  // bounded by loaded data: no strict count; the fact trips."40" = {min = 64}
+  // gives 64 executions per block (16,384 B per block, 786,432 B per grid).
+  json doc = json::parse(R"({
+    "schema": "perfbound.hivm_program/1",
+    "source": { "origin": "given_dma.npuir.mlir" },
+    "blocks": { "value": 48 },
+    "functions": [ { "index": 0, "name": "@given_dma", "core": "aiv", "instances_per_block": 1,
+                     "args": [ { "name": "%arg0", "type": "memref<?xf32, #hivm.address_space<gm>>", "role": "pointer",
+                                 "triton_index": 0, "value": null } ] } ],
+    "ops": [
+      { "id": 0, "function": 0, "op": "hivm.hir.load", "line": 42, "class": "dma", "core": "aiv", "pipes": ["MTE2"],
+        "count": { "value": null, "min": 0, "max": null, "exact": false, "unknown_loop": 40,
+                   "hint": "give trips.\"40\"", "reason": "the loop at line 40 is bounded by a loaded value" },
+        "instructions": { "scalar": 0, "issued": 1 },
+        "exec": { "bytes": 256, "src": "gm", "dst": "ub", "path": "gm_to_ub", "packet_bytes": 256 },
+        "reads": [ { "kind": "arg", "space": "gm", "id": 0, "bytes": null } ],
+        "block": {}, "grid": {}, "grid_reasons": {},
+        "given": { "facts": ["trips.\"40\""], "count": { "value": 64, "min": 64, "max": 64, "exact": true },
+                   "block_min": { "count": 64, "bytes": 16384, "issued_instructions": 64 },
+                   "block": { "bytes": 16384, "issued_instructions": 64 },
+                   "grid": { "count": 3072, "bytes": 786432, "issued_instructions": 3072 }, "grid_reasons": {} } }
+    ],
+    "given_facts": [ { "key": "trips.\"40\"", "fact": { "min": 64 }, "lines": [40], "ops": 1 } ],
+    "loops": [], "fallbacks": [], "sync": { "barriers": [], "component_edges": [] }
+  })");
+  m::HivmView view = m::HivmView::from_json(doc, "given_dma.json");
+  REQUIRE(view.transfers.size() == 1);
+  CHECK(view.transfers[0].arg == 0);
+  // The DSL tier proves 786,432 unique bytes of argument 0 under the same
+  // fact, none without it.
+  m::TermOptions options;
+  options.cache = "cold";
+  options.packet_efficiency = "none";
+  options.unique = m::UniqueBytes{};
+  options.unique->by_arg[{0, false}] = m::UniqueBytes::Figure{"x_ptr", 0.0, 786432.0};
+  m::Term memory = m::memory_hivm(view, rates(), options);
+  // Cold floor under the fact: 786,432 B at min(40 x 460.8 GB/s, 1.6 TB/s) =
+  // 1.6e12 B/s: 491.52 ns, given. Without the fact no byte is counted: the
+  // strict value is 0 (it was 491.52 ns, labelled strict).
+  REQUIRE(memory.value.seconds);
+  CHECK(*memory.value.seconds == doctest::Approx(786432 / 1.6e12).epsilon(1e-9));
+  REQUIRE(memory.strict_value.seconds);
+  CHECK(*memory.strict_value.seconds == 0);
+  CHECK(memory.assurance == m::Assurance::Given);
+  json term = memory.to_json();
+  CHECK(term["sound"] == false);
+}

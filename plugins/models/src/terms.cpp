@@ -760,9 +760,14 @@ MemoryFloors memory_floors(double bytes, double forced_bytes, const MemoryRates 
 
 /// The cache condition's effect on a memory component: the cold-cache HBM
 /// floor is argued by default, strict when the measurement is known cold,
-/// left out when it is known warm.
+/// left out when it is known warm. `cold_seconds` is the cold floor under
+/// the user's facts, `cold_strict_seconds` without them: a strict value
+/// never rests on a fact (a fact adds bytes only to the value, which is then
+/// `given`). `cold_assurance` is Argued when the cold floor itself rests on
+/// an argued figure (the packet efficiency), else Strict.
 void apply_cache_condition(Term &t, ComponentValue &cv, const TermOptions &options, double cold_seconds,
-                           const MemoryFloors &floors, Assurance cold_assurance, const RateRecord &hbm_record) {
+                           double cold_strict_seconds, const MemoryFloors &floors, Assurance cold_assurance,
+                           const RateRecord &hbm_record) {
   const double strict = floors.strict();
   cv.strict_value = Time::known(strict);
   cv.work["warm_l2_floor_s"] = strict;
@@ -779,8 +784,10 @@ void apply_cache_condition(Term &t, ComponentValue &cv, const TermOptions &optio
   }
   if (options.cache == "cold") {
     cv.value = Time::known(std::max(strict, cold_seconds));
-    cv.assurance = cold_assurance;
-    if (cold_assurance == Assurance::Strict) cv.strict_value = cv.value;
+    if (cold_assurance == Assurance::Strict) cv.strict_value = Time::known(std::max(strict, cold_strict_seconds));
+    cv.assurance = *cv.value.seconds <= *cv.strict_value.seconds ? Assurance::Strict
+                   : cold_assurance == Assurance::Strict        ? Assurance::Given
+                                                                : cold_assurance;
     cv.work["cache_condition"] = "cold L2 (parameter cache = cold): every counted byte crosses HBM";
     return;
   }
@@ -830,8 +837,9 @@ Term memory_dsl(const json &dsl, const Rates &rates, const TermOptions &options,
              {"active_blocks", m.active_blocks},
              {"bandwidth", bw},
              {"packet_efficiency", "not applied on the DSL tier: transfer sizes are the compiler's choice"}};
-  apply_cache_condition(t, cv, options, memory_time(u::Bytes{*bytes}, u::BytesPerSecond{bw}).value(), floors,
-                        *bytes > strict_bytes ? Assurance::Given : Assurance::Strict, m.chip_record);
+  apply_cache_condition(t, cv, options, memory_time(u::Bytes{*bytes}, u::BytesPerSecond{bw}).value(),
+                        memory_time(u::Bytes{strict_bytes}, u::BytesPerSecond{bw}).value(), floors, Assurance::Strict,
+                        m.chip_record);
   t.add_rate(m.chip_record);
   if (m.per_block) t.add_rate(m.block_record);
   if (rates.l2().known()) t.add_rate(rates.l2().record);
@@ -978,7 +986,7 @@ Term memory_hivm(const HivmView &view, const Rates &rates, const TermOptions &op
   cv.work["not_hbm_bytes"] = left_out_bytes;
   cv.work["cold_hbm_floor_without_facts_s"] = cold_strict_seconds;
   Assurance cold_assurance = use_eta && eta_lowered ? Assurance::Argued : Assurance::Strict;
-  apply_cache_condition(t, cv, options, cold_seconds, floors, cold_assurance, m.chip_record);
+  apply_cache_condition(t, cv, options, cold_seconds, cold_strict_seconds, floors, cold_assurance, m.chip_record);
   if (given_floors.strict() > floors.strict() && cv.value.seconds && *cv.value.seconds < given_floors.strict())
     cv.value = Time::known(given_floors.strict());
   if (total > strict_bytes && cv.value.seconds && *cv.value.seconds > *cv.strict_value.seconds)
