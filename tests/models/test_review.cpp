@@ -13,6 +13,7 @@
 #include "combine.hpp"
 #include "hivm_view.hpp"
 #include "models_test_util.hpp"
+#include "sweep.hpp"
 #include "terms.hpp"
 
 namespace m = pb::models;
@@ -95,15 +96,16 @@ TEST_CASE("review 5: a cube-only kernel reads GM over the AIC's MTE2 and writes 
   REQUIRE(write != nullptr);
   CHECK(*write->value.seconds == doctest::Approx(65536 / 460.8e9).epsilon(1e-9));
 
-  // The memory term's path floor: 3,932,160 B (2,621,440 read + 1,310,720
-  // written) over min(40, 20) = 20 active blocks, each with read 460.8 GB/s
-  // + write 460.8 GB/s = 921.6 GB/s: 3,932,160 / (20 x 921.6e9) = 213.333 ns
-  // (the AIV ceilings, 128 + 128 B/cycle, gave 426.667 ns).
+  // The memory term's path floor over min(40, 20) = 20 active blocks, per
+  // direction (review item 8): reads 2,621,440 B at GM->L1 460.8 GB/s per
+  // block = 284.444 ns; writes 1,310,720 B at FIX + L1->GM 460.8 GB/s =
+  // 142.222 ns. (The AIV ceilings, 128 + 128 B/cycle for both directions
+  // together, gave 3,932,160 / (20 x 460.8e9) = 426.667 ns.)
   m::TermOptions warm;
   warm.cache = "warm";
   m::Term memory = m::memory_hivm(view, rates(), warm);
   REQUIRE(memory.strict_value.seconds);
-  CHECK(*memory.strict_value.seconds == doctest::Approx(3932160 / (20 * 921.6e9)).epsilon(1e-9));
+  CHECK(*memory.strict_value.seconds == doctest::Approx(2621440 / (20 * 460.8e9)).epsilon(1e-9));
 }
 
 TEST_CASE("review 5: a mix block's write ceiling includes the AIC's L1 -> GM path") {
@@ -167,13 +169,14 @@ TEST_CASE("review 1: RMSNorm's weight, read by every program, crosses a cold HBM
   const json *x = argument(work, 0, "read");
   REQUIRE(x != nullptr);
   CHECK((*x)["cold_bytes"].get<double>() == doctest::Approx(536870912.0));
-  // Cold floor: every transfer is 8 KiB, eta(8192) = 0.761016782 x 1.6e12 =
-  // 1.21762685e12 B/s (above the 1.16725e12 copy floor):
-  // 1,073,750,016 / 1.21762685e12 = 881.84 us (it was 1,610,612,736 B ->
-  // 1,322.74 us, above the 0.92 ms the unique bytes take at the fastest copy
-  // rate measured, 1.167 TB/s).
+  // Cold floor: every transfer is 8 KiB, eta(8192) = 0.761016782 x 1.8e12 =
+  // 1.36983021e12 B/s (above the 1.16725e12 copy floor):
+  // 1,073,750,016 / 1.36983021e12 = 783.86 us (it was 1,610,612,736 B ->
+  // 1,175.77 us at this HBM figure, 1,322.74 us at the former 1.6 TB/s:
+  // above the 0.92 ms the unique bytes take at the fastest copy rate
+  // measured, 1.167 TB/s).
   const json &mem = modelstest::term(run.report, "memory", "hivm");
-  CHECK(modelstest::seconds(mem["value"]) == doctest::Approx(1073750016.0 / (0.761016782 * 1.6e12)).epsilon(1e-6));
+  CHECK(modelstest::seconds(mem["value"]) == doctest::Approx(1073750016.0 / (0.761016782 * 1.8e12)).epsilon(1e-6));
   CHECK(modelstest::seconds(mem["value"]) < 1073750016.0 / 1.16725225e12);
 }
 
@@ -189,9 +192,10 @@ TEST_CASE("review 1: without the DSL tier's unique bytes the cold floor counts n
     said = said || (n["what"].get<std::string>().find("reads from argument 1") != std::string::npos &&
                     n["reason"].get<std::string>().find("'unique' port") != std::string::npos);
   CHECK(said);
-  // What remains is the strict path floor: 1,610,612,736 B over 40 active
-  // AIVs at GM->UB + UB->GM = 460.8 GB/s each: 87.381 us.
-  CHECK(modelstest::seconds(mem["value"]) == doctest::Approx(1610612736.0 / (40 * 460.8e9)).epsilon(1e-6));
+  // What remains is the strict path floor of the reads: 1,073,741,824 B over
+  // 40 active AIVs at GM->UB 230.4 GB/s each: 116.508 us (the writes, 58.254
+  // us at the argued UB->GM width, are below it).
+  CHECK(modelstest::seconds(mem["value"]) == doctest::Approx(1073741824.0 / (40 * 230.4e9)).epsilon(1e-6));
   CHECK(mem["assurance"] == "strict");
 }
 
@@ -210,14 +214,19 @@ TEST_CASE("review 1: a tiled matmul's re-read panels cross a cold HBM once; the 
   CHECK(work["read_bytes"].get<double>() == doctest::Approx(2147483648.0));
   CHECK(work["write_bytes"].get<double>() == doctest::Approx(33554432.0));
   CHECK(work["cold_bytes"].get<double>() == doctest::Approx(100663296.0));
-  // Cold floor: reads in 16 KiB transfers at eta 0.944723874 x 1.6e12 =
-  // 1.51155820e12 B/s, writes in 32 KiB at 0.989358406 x 1.6e12 =
-  // 1.58297345e12: 67,108,864 / 1.5115582e12 + 33,554,432 / 1.58297345e12 =
-  // 44.397 + 21.197 = 65.594 us (it was 2,147,483,648 / 1.5115582e12 + 21.197
-  // = 1,441.9 us).
+  // Cold floor: reads in 16 KiB transfers at eta 0.944723874 x 1.8e12 =
+  // 1.70050297e12 B/s, writes in 32 KiB at 0.989358406 x 1.8e12 =
+  // 1.78084513e12: 67,108,864 / 1.70050297e12 + 33,554,432 / 1.78084513e12 =
+  // 39.464 + 18.842 = 58.306 us (it was 2,147,483,648 / 1.70050297e12 +
+  // 18.842 = 1,281.7 us; 1,441.9 us at the former 1.6 TB/s).
   const json &mem = modelstest::term(run.report, "memory", "hivm");
-  double cold = 67108864.0 / (0.944723874 * 1.6e12) + 33554432.0 / (0.989358406 * 1.6e12);
-  CHECK(modelstest::seconds(mem["value"]) == doctest::Approx(cold).epsilon(1e-6));
+  double cold = 67108864.0 / (0.944723874 * 1.8e12) + 33554432.0 / (0.989358406 * 1.8e12);
+  CHECK(work["cold_hbm_floor_s"].get<double>() == doctest::Approx(cold).epsilon(1e-6));
+  // The term itself is the strict path floor, above the cold floor: every
+  // DMA byte crosses its AIC's GM -> L1 path (460.8 GB/s) whether the L2 or
+  // HBM serves it, 2,147,483,648 / (20 x 460.8e9) = 233.017 us.
+  CHECK(modelstest::seconds(mem["value"]) == doctest::Approx(2147483648.0 / (20 * 460.8e9)).epsilon(1e-6));
+  CHECK(mem["assurance"] == "strict");
   // The bound is now the cube: 2 x 128 x 128 x 4096 = 134,217,728 FLOP per
   // block, ceil(1024 / 20) = 52 waves at 8192 x 1.8e9 = 14.7456 TFLOP/s:
   // 473.3 us.
@@ -267,14 +276,103 @@ TEST_CASE("review 6: with cache = cold, bytes counted only under a user's fact s
   options.unique = m::UniqueBytes{};
   options.unique->by_arg[{0, false}] = m::UniqueBytes::Figure{"x_ptr", 0.0, 786432.0};
   m::Term memory = m::memory_hivm(view, rates(), options);
-  // Cold floor under the fact: 786,432 B at min(40 x 460.8 GB/s, 1.6 TB/s) =
-  // 1.6e12 B/s: 491.52 ns, given. Without the fact no byte is counted: the
-  // strict value is 0 (it was 491.52 ns, labelled strict).
+  // Cold floor under the fact: 786,432 B at min(40 x 460.8 GB/s, 1.8 TB/s) =
+  // 1.8e12 B/s: 436.91 ns, given. Without the fact no byte is counted: the
+  // strict value is 0 (it was the same 436.91 ns, labelled strict).
   REQUIRE(memory.value.seconds);
-  CHECK(*memory.value.seconds == doctest::Approx(786432 / 1.6e12).epsilon(1e-9));
+  CHECK(*memory.value.seconds == doctest::Approx(786432 / 1.8e12).epsilon(1e-9));
   REQUIRE(memory.strict_value.seconds);
   CHECK(*memory.strict_value.seconds == 0);
   CHECK(memory.assurance == m::Assurance::Given);
   json term = memory.to_json();
   CHECK(term["sound"] == false);
+}
+
+//===----------------------------------------------------------------------===//
+// Review item 8: a strict value rests only on figures with a public source
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("review 8: the issue rate is argued in every record that carries it") {
+  m::HivmView view = m::HivmView::from_json(cube_only_program(), "cube_only.json");
+  for (const m::Term &t : {m::issue_floor_hivm(view, rates(), m::TermOptions{})}) {
+    json doc = t.to_json();
+    bool found = false;
+    for (const json &r : doc["rates"])
+      if (r["name"] == "instruction issue (per core)") {
+        found = true;
+        CHECK(r["kind"] == "argued");
+      }
+    CHECK(found);
+  }
+}
+
+TEST_CASE("review 8: HF32/TF32 take the fastest floating-point cube figure; an argued fp32 figure is strict at fp16's") {
+  // 910B3: fp16 8192 FLOP/cycle (Hot Chips 31, theoretical), fp32 4096
+  // (argued: no public figure). HF32 is documented as faster than fp32, with
+  // no figure: 8192 x 1.8 GHz = 14.7456 TFLOP/s (it was fp32's 7.3728).
+  m::Rate<pb::units::FlopPerSecond> hf32 = rates().cube("hf32");
+  REQUIRE(hf32.known());
+  CHECK(hf32.value->value() == doctest::Approx(14.7456e12));
+  CHECK(hf32.record.note.find("no public hf32 rate") != std::string::npos);
+  CHECK(rates().cube("tf32").value->value() == doctest::Approx(14.7456e12));
+  m::Rate<pb::units::FlopPerSecond> fp32 = rates().cube("f32");
+  CHECK(fp32.value->value() == doctest::Approx(7.3728e12));
+  CHECK(fp32.record.kind == m::RateKind::Argued);
+  REQUIRE(fp32.strict());
+  CHECK(fp32.strict()->value() == doctest::Approx(14.7456e12));
+  // The HBM figure is the public 1.8 TB/s (it was the 1.6 TB/s model prior).
+  CHECK(rates().hbm().value->value() == doctest::Approx(1.8e12));
+  CHECK(rates().hbm().record.kind == m::RateKind::Theoretical);
+}
+
+TEST_CASE("review 8: UB -> GM has no public width: an AIV's writes are argued, its reads strict") {
+  // 40 AIV blocks, each loading 32,768 B GM -> UB and storing 65,536 B
+  // UB -> GM (argument 1).
+  json doc = json::parse(R"({
+    "schema": "perfbound.hivm_program/1",
+    "source": { "origin": "store_heavy.npuir.mlir" },
+    "blocks": { "value": 40 },
+    "functions": [ { "index": 0, "name": "@store_heavy", "core": "aiv", "instances_per_block": 1, "args": [] } ],
+    "ops": [
+      { "id": 0, "function": 0, "op": "hivm.hir.load", "line": 10, "class": "dma", "core": "aiv", "pipes": ["MTE2"],
+        "count": { "value": 1, "min": 1, "max": 1, "exact": true }, "instructions": { "scalar": 0, "issued": 1 },
+        "exec": { "bytes": 32768, "src": "gm", "dst": "ub", "path": "gm_to_ub", "packet_bytes": 32768 },
+        "reads": [ { "kind": "arg", "space": "gm", "bytes": null } ],
+        "block_min": { "count": 1, "bytes": 32768, "issued_instructions": 1 },
+        "block": { "count": 1, "bytes": 32768, "issued_instructions": 1 },
+        "grid": { "count": 40, "bytes": 1310720, "issued_instructions": 40 }, "grid_reasons": {} },
+      { "id": 1, "function": 0, "op": "hivm.hir.store", "line": 12, "class": "dma", "core": "aiv", "pipes": ["MTE3"],
+        "count": { "value": 1, "min": 1, "max": 1, "exact": true }, "instructions": { "scalar": 0, "issued": 1 },
+        "exec": { "bytes": 65536, "src": "ub", "dst": "gm", "path": "ub_to_gm", "packet_bytes": 65536 },
+        "writes": [ { "kind": "arg", "space": "gm", "bytes": null } ],
+        "block_min": { "count": 1, "bytes": 65536, "issued_instructions": 1 },
+        "block": { "count": 1, "bytes": 65536, "issued_instructions": 1 },
+        "grid": { "count": 40, "bytes": 2621440, "issued_instructions": 40 }, "grid_reasons": {} }
+    ],
+    "loops": [], "fallbacks": [], "sync": { "barriers": [], "component_edges": [] }
+  })");
+  m::HivmView view = m::HivmView::from_json(doc, "store_heavy.json");
+  m::Term core = m::component_floor_hivm(view, rates(), m::TermOptions{});
+  // aiv.mte3: 1 wave x 65,536 B at the argued 128 B/cycle (230.4 GB/s) =
+  // 284.444 ns, argued; strict 0 (it was strict).
+  const m::ComponentValue *mte3 = find(core, "aiv", "mte3");
+  REQUIRE(mte3 != nullptr);
+  CHECK(*mte3->value.seconds == doctest::Approx(65536 / 230.4e9).epsilon(1e-9));
+  CHECK(*mte3->strict_value.seconds == 0);
+  CHECK(mte3->assurance == m::Assurance::Argued);
+  // aiv.mte2: 32,768 B at GM->UB 230.4 GB/s = 142.222 ns, strict.
+  const m::ComponentValue *mte2 = find(core, "aiv", "mte2");
+  REQUIRE(mte2 != nullptr);
+  CHECK(*mte2->strict_value.seconds == doctest::Approx(32768 / 230.4e9).epsilon(1e-9));
+  CHECK(mte2->assurance == m::Assurance::Strict);
+  // Memory path floor, per direction over 40 active AIVs: reads 1,310,720 B
+  // / (40 x 230.4e9) = 142.222 ns (strict); writes 2,621,440 B / (40 x
+  // 230.4e9) = 284.444 ns (argued). It was (1,310,720 + 2,621,440) / (40 x
+  // 460.8e9) = 213.333 ns, labelled strict.
+  m::TermOptions warm;
+  warm.cache = "warm";
+  m::Term memory = m::memory_hivm(view, rates(), warm);
+  CHECK(*memory.strict_value.seconds == doctest::Approx(1310720 / (40 * 230.4e9)).epsilon(1e-9));
+  CHECK(*memory.value.seconds == doctest::Approx(2621440 / (40 * 230.4e9)).epsilon(1e-9));
+  CHECK(memory.assurance == m::Assurance::Argued);
 }
