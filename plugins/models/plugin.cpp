@@ -273,7 +273,10 @@ pb::sdk::PluginSpec describe() {
       {pb::sdk::param("configs", PB_PARAM_JSON, json::array(),
                       "configurations: [{grid: [..], args: {..}}, ...] or a range spec (docs/model.md §8)"),
        pb::sdk::param("threshold_us", PB_PARAM_JSON, nullptr, "prune above this time (us), e.g. a measured best; null: use factor"),
-       pb::sdk::param("factor", PB_PARAM_FLOAT, 1.5, "without a threshold, prune above factor x the best bound")}));
+       pb::sdk::param("factor", PB_PARAM_FLOAT, 1.5, "without a threshold, prune above factor x the best bound"),
+       pb::sdk::choice_param("cache", "unknown", {"unknown", "cold", "warm"},
+                             "L2 state of the measurement behind threshold_us: cold adds the cold-cache HBM floor to "
+                             "the strict bound a safe pruning compares; unknown/warm leave it out")}));
   spec.commands.push_back({"sweep", "DSL-tier bounds of many launch configurations (autotuner pruning)", m::sweep_command});
   spec.render = render;
   spec.on_init = [](const pb::sdk::Host &host) { g_host.store(host.raw()); };

@@ -376,3 +376,37 @@ TEST_CASE("review 8: UB -> GM has no public width: an AIV's writes are argued, i
   CHECK(*memory.value.seconds == doctest::Approx(2621440 / (40 * 230.4e9)).epsilon(1e-9));
   CHECK(memory.assurance == m::Assurance::Argued);
 }
+
+//===----------------------------------------------------------------------===//
+// Review item 10: safe pruning uses only what the measurement's conditions make sound
+//===----------------------------------------------------------------------===//
+
+TEST_CASE("review 10: a measured threshold prunes on the strict bound, with the cold floor only for a cold L2") {
+  json facts = modelstest::run_pipeline(modelstest::pipeline("bound_dsl.toml"),
+                                        {"--set", "ttir=" + modelstest::example("vector_add.ttir.mlir"), "--set",
+                                         "launch={grid=[8192,1,1],args={n_elements=16777216}}"})
+                   .facts;
+  m::SweepModel model = m::SweepModel::build(facts, rates(), "facts");
+  std::vector<m::SweepConfig> configs{model.config_from_json(json::object(), "base")};
+  m::SweepResult r = model.evaluate(configs[0]);
+  // The bound: the cold-cache HBM floor, 201,326,592 B / 1.8e12 = 111.848 us
+  // (argued: the L2 state is not stated). The strict bound: the GM reads,
+  // 205 waves x 16,384 B per program at GM->UB 230.4 GB/s = 14.5778 us.
+  CHECK(r.bound == doctest::Approx(201326592 / 1.8e12).epsilon(1e-6));
+  CHECK(r.strict_bound == doctest::Approx(205 * 16384 / 230.4e9).epsilon(1e-6));
+  CHECK(std::string(m::sweep_term_name(r.strict_binding)) == "grid_floor:gm_read");
+  // A measurement of 50 us (a warm L2 can serve the 192 MiB working set) is
+  // no reason to prune it: the strict bound is below it (it was pruned on
+  // the argued cold floor).
+  json warm = model.run(configs, 50e-6, 1.5);
+  CHECK(warm["configs"][0]["pruned"] == false);
+  CHECK(warm["configs"][0]["strict"]["value"].get<double>() == doctest::Approx(205 * 16384 / 230.4e9).epsilon(1e-6));
+  CHECK(warm["threshold"]["rule"].get<std::string>().find("cold-cache HBM floor is left out") != std::string::npos);
+  // A measurement known to start cold: every unique byte crosses HBM at the
+  // strict 1.8 TB/s (the UB->GM path is argued, so the strict cap is the
+  // chip's): 111.848 us > 50 us, pruned by the memory term.
+  json cold = model.run(configs, 50e-6, 1.5, "cold");
+  CHECK(cold["configs"][0]["pruned"] == true);
+  CHECK(cold["configs"][0]["pruned_by"] == "memory");
+  CHECK(cold["configs"][0]["strict"]["value"].get<double>() == doctest::Approx(201326592 / 1.8e12).epsilon(1e-6));
+}
