@@ -410,3 +410,130 @@ TEST_CASE("review 10: a measured threshold prunes on the strict bound, with the 
   CHECK(cold["configs"][0]["pruned_by"] == "memory");
   CHECK(cold["configs"][0]["strict"]["value"].get<double>() == doctest::Approx(201326592 / 1.8e12).epsilon(1e-6));
 }
+
+//===----------------------------------------------------------------------===//
+// Review item 11: findings
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// 41 AIV blocks (40 AIVs: 2 waves, the second with one block), each
+/// loading 1 MiB of argument 0 once.
+json tail_program() {
+  return json::parse(R"({
+    "schema": "perfbound.hivm_program/1",
+    "source": { "origin": "tail.npuir.mlir" },
+    "blocks": { "value": 41 },
+    "functions": [ { "index": 0, "name": "@tail", "core": "aiv", "instances_per_block": 1,
+                     "args": [ { "name": "%arg0", "type": "memref<?xf32, #hivm.address_space<gm>>", "role": "pointer",
+                                 "triton_index": 0, "value": null } ] } ],
+    "ops": [
+      { "id": 0, "function": 0, "op": "hivm.hir.load", "line": 10, "class": "dma", "core": "aiv", "pipes": ["MTE2"],
+        "count": { "value": 1, "min": 1, "max": 1, "exact": true }, "instructions": { "scalar": 0, "issued": 1 },
+        "exec": { "bytes": 1048576, "src": "gm", "dst": "ub", "path": "gm_to_ub", "packet_bytes": 65536 },
+        "reads": [ { "kind": "arg", "space": "gm", "id": 0, "bytes": null } ],
+        "block_min": { "count": 1, "bytes": 1048576, "issued_instructions": 1 },
+        "block": { "count": 1, "bytes": 1048576, "issued_instructions": 1 },
+        "grid": { "count": 41, "bytes": 42991616, "issued_instructions": 41 }, "grid_reasons": {} }
+    ],
+    "loops": [], "fallbacks": [], "sync": { "barriers": [], "component_edges": [] }
+  })");
+}
+
+json combined(const std::vector<m::Term> &terms, const m::HivmView &view) {
+  m::CombineInputs in;
+  for (const m::Term &t : terms) in.term_documents.push_back(t.to_json());
+  in.terms = terms;
+  in.hivm = &view;
+  in.rates = &rates();
+  return m::combine(std::move(in), m::CombineOptions{});
+}
+
+}  // namespace
+
+TEST_CASE("review 11: the grid gain is what filling the tail can save, nothing when a wave-free floor binds") {
+  m::HivmView view = m::HivmView::from_json(tail_program(), "tail.json");
+  m::TermOptions options;
+  options.packet_efficiency = "none";
+  options.unique = m::UniqueBytes{};
+  options.unique->by_arg[{0, false}] = m::UniqueBytes::Figure{"x", 42991616.0, 42991616.0};
+  // HBM binds: 42,991,616 unique bytes at min(40 x 460.8 GB/s, 1.8 TB/s) =
+  // 23.884 us (cold floor, argued); the busiest AIV's MTE2 takes 2 waves x
+  // 1 MiB / 230.4 GB/s = 9.102 us, its mean form 41 MiB / (40 x 230.4 GB/s)
+  // = 4.665 us. Spreading the blocks evenly leaves the HBM floor: no gain
+  // (the old rule, bound x (1 - 41/80), claimed 11.64 us, labelled strict).
+  json report = combined({m::component_floor_hivm(view, rates(), options), m::memory_hivm(view, rates(), options)}, view);
+  REQUIRE(report["bound"]["binding_term"] == "memory");
+  CHECK(modelstest::seconds(report["bound"]) == doctest::Approx(42991616 / 1.8e12).epsilon(1e-9));
+  const json &grid = report["attribution"]["gaps"]["grid"];
+  CHECK(grid["value"].get<double>() == 0);
+  CHECK(grid["basis"].get<std::string>().rfind("estimate", 0) == 0);
+  for (const json &f : report["findings"]) CHECK(f["category"] != "grid");
+
+  // Without the memory term the MTE2 waves bind: filling the tail saves
+  // 9.102 - 4.665 = 4.437 us = 9.102 x (1 - 41/80).
+  json waves = combined({m::component_floor_hivm(view, rates(), options)}, view);
+  double bound = 2 * 1048576 / 230.4e9;
+  CHECK(modelstest::seconds(waves["bound"]) == doctest::Approx(bound).epsilon(1e-9));
+  CHECK(waves["attribution"]["gaps"]["grid"]["value"].get<double>() ==
+        doctest::Approx(bound - 42991616 / (40 * 230.4e9)).epsilon(1e-9));
+  bool found = false;
+  for (const json &f : waves["findings"]) found = found || f["category"] == "grid";
+  CHECK(found);
+}
+
+TEST_CASE("review 11: a bound the DSL tier sets still warns when the HIVM tier left work out") {
+  // One AIV function of 48 blocks: a vector op (counted), a DMA in a loop
+  // bounded by loaded data (not counted: give trips."40"), scalar loads
+  // (counted): 2 of the 3 ops.
+  json doc = json::parse(R"({
+    "schema": "perfbound.hivm_program/1",
+    "source": { "origin": "partial.npuir.mlir" },
+    "blocks": { "value": 48 },
+    "functions": [ { "index": 0, "name": "@partial", "core": "aiv", "instances_per_block": 1, "args": [] } ],
+    "ops": [
+      { "id": 0, "op": "hivm.hir.vadd", "line": 21, "class": "vector_elementwise", "core": "aiv", "pipes": ["V"],
+        "count": { "value": 2, "min": 2, "max": 2, "exact": true }, "instructions": { "scalar": 0, "issued": 1 },
+        "exec": { "repeats": 8, "elements": 512, "dtype": "f32" },
+        "block_min": { "count": 2, "repeats": 16, "issued_instructions": 2 },
+        "block": { "repeats": 16, "issued_instructions": 2 },
+        "grid": { "count": 96, "repeats": 768, "issued_instructions": 96 }, "grid_reasons": {} },
+      { "id": 1, "op": "hivm.hir.load", "line": 42, "class": "dma", "core": "aiv", "pipes": ["MTE2"],
+        "count": { "value": null, "min": 0, "max": null, "exact": false, "unknown_loop": 40,
+                   "hint": "give trips.\"40\"", "reason": "the loop at line 40 is bounded by a loaded value" },
+        "instructions": { "scalar": 0, "issued": 1 },
+        "exec": { "bytes": 256, "src": "gm", "dst": "ub", "path": "gm_to_ub", "packet_bytes": 256 },
+        "reads": [ { "kind": "arg", "space": "gm" } ],
+        "block": {}, "grid": {}, "grid_reasons": {} },
+      { "id": 2, "op": "memref.load", "line": 50, "class": "scalar_memory", "core": "aiv", "pipes": ["S"],
+        "scalar_kind": "gm_load", "count": { "value": 10, "min": 10, "max": 10, "exact": true },
+        "instructions": { "scalar": 1, "issued": 1 },
+        "block_min": { "count": 10, "scalar_instructions": 10, "issued_instructions": 10 },
+        "block": { "count": 10, "scalar_instructions": 10, "issued_instructions": 10 },
+        "grid": { "count": 480, "scalar_instructions": 480, "issued_instructions": 480 }, "grid_reasons": {} }
+    ],
+    "loops": [], "fallbacks": [], "sync": { "barriers": [], "component_edges": [] }
+  })");
+  m::HivmView view = m::HivmView::from_json(doc, "partial.json");
+  // A DSL-tier floor of 1 ms, far above anything the HIVM tier counts.
+  m::Term dsl;
+  dsl.name = "grid_floor";
+  dsl.tier = "dsl";
+  dsl.role = "floor";
+  m::ComponentValue cv;
+  cv.core = "aiv";
+  cv.component = "vector";
+  cv.value = m::Time::known(1e-3);
+  cv.strict_value = cv.value;
+  dsl.per_component.push_back(cv);
+  dsl.settle();
+  json report = combined({dsl, m::component_floor_hivm(view, rates(), m::TermOptions{})}, view);
+  REQUIRE(report["bound"]["tier"] == "dsl");
+  // It used to say nothing: the warning came only when the HIVM tier bound.
+  REQUIRE(report["coverage"]["warning"].is_string());
+  std::string warning = report["coverage"]["warning"].get<std::string>();
+  CHECK(warning.find("counts 2 of 3 ops") != std::string::npos);
+  CHECK(warning.find("loop at line 40") != std::string::npos);
+  REQUIRE_FALSE(report["findings"].empty());
+  CHECK(report["findings"][0]["category"] == "coverage");
+}

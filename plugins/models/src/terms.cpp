@@ -1239,10 +1239,10 @@ Term issue_floor_hivm(const HivmView &view, const Rates &rates, const TermOption
     Amount guaranteed = g != view.issued_guaranteed.end() ? g->second : Amount{};
     Amount written = w != view.issued_as_written.end() ? w->second : Amount{};
     double instances = s.instances(core);
+    auto mean_seconds = [&](const Amount &a) { return rate.time(a.grid(s.blocks) / (s.slots * instances)).value(); };
     auto seconds = [&](const Amount &a) {
       double waves_form = rate.time(s.waves * a.uniform / instances).value();
-      double mean_form = rate.time(a.grid(s.blocks) / (s.slots * instances)).value();
-      return std::max(waves_form, mean_form);
+      return std::max(waves_form, mean_seconds(a));
     };
     ComponentValue cv;
     cv.core = core;
@@ -1261,6 +1261,7 @@ Term issue_floor_hivm(const HivmView &view, const Rates &rates, const TermOption
                {"issued_as_written_grid_dependent", written.dependent},
                {"scalar_as_written_per_block", scalar != view.scalar_as_written.end() ? scalar->second.uniform : 0.0},
                {"as_written_s", seconds(written.with_given())},
+               {"mean_form_s", mean_seconds(guaranteed.with_given())},
                {"instances_per_block", instances},
                {"counted", "instructions that must exist: vector/DMA/sync instructions, one per cube op, one per scalar "
                            "memory access, one per HIVM scalar op that acts on the machine; casts, index arithmetic, "
