@@ -227,7 +227,7 @@ TEST_CASE("every theoretical figure of a shipped profile names a public document
   // peak): it must say which public document gives it. A figure no public
   // document gives is `argued` (docs/profiles.md §1, docs/model.md §2).
   int theoretical = 0;
-  for (const char *name : {"ascend_910b3", "ascend_910b1", "ascend_950pr"}) {
+  for (const std::string name : {"ascend_910b3", "ascend_910b1", "ascend_950pr"}) {
     perfbound::ProfileLoad load = perfbound::load_profile(shipped(name));
     REQUIRE_FALSE(load.diagnostics.has_errors());
     std::vector<std::pair<std::string, const json *>> all;
