@@ -228,10 +228,10 @@ class Loader {
     for (const char *extra : {"note", "core"})
       if (const toml::node *n = t.get(extra); n != nullptr && n->is_string()) q[extra] = n->as_string()->get();
     if (const toml::node *kind = t.get("kind"); kind != nullptr) {
-      static const std::vector<std::string> kKinds = {"theoretical", "peak", "sustained"};
+      static const std::vector<std::string> kKinds = {"theoretical", "peak", "sustained", "argued"};
       std::string k = kind->is_string() ? kind->as_string()->get() : "";
       if (std::find(kKinds.begin(), kKinds.end(), k) == kKinds.end())
-        error(*kind, key_path, "kind must be \"theoretical\", \"peak\" or \"sustained\"");
+        error(*kind, key_path, "kind must be \"theoretical\", \"peak\", \"sustained\" or \"argued\"");
       else
         q["kind"] = k;
     }

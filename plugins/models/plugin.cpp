@@ -85,6 +85,12 @@ class TermNode : public pb::sdk::Node {
     m::Term term;
     if (has_dsl) {
       term = dsl_(ctx.json_input("dsl"), rates, options_, ctx.origin("dsl"));
+    } else if (kind_ == "memory" && ctx.has_input("unique")) {
+      // The DSL tier's unique bytes per argument cap the HIVM tier's
+      // cold-cache floor (docs/model.md §3.3).
+      m::TermOptions options = options_;
+      options.unique = m::UniqueBytes::from_dsl(ctx.json_input("unique"), ctx.origin("unique"));
+      term = hivm_(read_view(ctx), rates, options);
     } else {
       term = hivm_(read_view(ctx), rates, options_);
     }
@@ -223,9 +229,14 @@ pb::sdk::PluginSpec describe() {
       "component_floor", "Busiest core's busy time per component (cube, vector, scalar, MTE1-3, FIXPIPE) (DSL or HIVM)",
       term_inputs(true), term_output(),
       {pb::sdk::param("issue_per_cycle", PB_PARAM_FLOAT, 1.0, "instructions the scalar unit issues per cycle").at_least(0.01).at_most(64)}));
+  std::vector<pb::sdk::PortSpec> memory_inputs = term_inputs(true);
+  memory_inputs.push_back(pb::sdk::optional_input(
+      "unique", m::kDslSchema,
+      "DSL facts of the same launch (HIVM tier): each argument's unique bytes cap its DMA bytes in the cold-cache floor; "
+      "without them the floor counts no argument's bytes (they may be re-reads)"));
   spec.kinds.push_back(pb::sdk::kind<Memory>(
       "memory", "GM traffic at the occupancy-aware HBM bandwidth with packet efficiency (DSL or HIVM tier)",
-      term_inputs(true), term_output(),
+      memory_inputs, term_output(),
       {pb::sdk::choice_param("packet_efficiency", "transfer", {"transfer", "none"},
                              "transfer: apply the calibrated packet efficiency at each DMA's size (argued); none: peak only (strict)"),
        pb::sdk::choice_param("cache", "unknown", {"unknown", "cold", "warm"},
@@ -262,7 +273,10 @@ pb::sdk::PluginSpec describe() {
       {pb::sdk::param("configs", PB_PARAM_JSON, json::array(),
                       "configurations: [{grid: [..], args: {..}}, ...] or a range spec (docs/model.md §8)"),
        pb::sdk::param("threshold_us", PB_PARAM_JSON, nullptr, "prune above this time (us), e.g. a measured best; null: use factor"),
-       pb::sdk::param("factor", PB_PARAM_FLOAT, 1.5, "without a threshold, prune above factor x the best bound")}));
+       pb::sdk::param("factor", PB_PARAM_FLOAT, 1.5, "without a threshold, prune above factor x the best bound"),
+       pb::sdk::choice_param("cache", "unknown", {"unknown", "cold", "warm"},
+                             "L2 state of the measurement behind threshold_us: cold adds the cold-cache HBM floor to "
+                             "the strict bound a safe pruning compares; unknown/warm leave it out")}));
   spec.commands.push_back({"sweep", "DSL-tier bounds of many launch configurations (autotuner pruning)", m::sweep_command});
   spec.render = render;
   spec.on_init = [](const pb::sdk::Host &host) { g_host.store(host.raw()); };

@@ -105,7 +105,7 @@ TEST_CASE("hivm_work: a malformed document is refused naming the member and the 
   json short_row = work;
   short_row["transfers"][0].erase(7);
   CHECK_THROWS_WITH_AS(m::HivmView::from_work(short_row, "node.work"),
-                       "node.work: perfbound.hivm_work/1: transfers[0] must be a row of 8 fields", pb::sdk::InputError);
+                       "node.work: perfbound.hivm_work/1: transfers[0] must be a row of 9 fields", pb::sdk::InputError);
   json bad_amount = work;
   bad_amount["transfers"][0][5] = json::array({1});
   CHECK_THROWS_WITH_AS(m::HivmView::from_work(bad_amount, "node.work"),

@@ -219,9 +219,36 @@ double schedule_number(const json &schedule, const char *key, double fallback) {
   return schedule.is_object() && schedule.contains(key) && schedule[key].is_number() ? schedule[key].get<double>() : fallback;
 }
 
+/// The bound if every block slot ran the same share of the work: the
+/// largest floor that does not depend on the waves (a component's mean form
+/// where the term gives one; the term's value otherwise: memory, chip-level
+/// and vendor terms), plus the additive time on the same component.
+double balanced_bound(const std::vector<Term> &terms) {
+  std::map<std::string, double> floor, add;
+  for (const Term &t : terms) {
+    if (t.assurance == Assurance::Diagnostic) continue;
+    for (const ComponentValue &cv : t.per_component) {
+      if (cv.assurance == Assurance::Diagnostic || !cv.value.seconds) continue;
+      double seconds = *cv.value.seconds;
+      if (cv.work.is_object() && cv.work.contains("mean_form_s") && cv.work["mean_form_s"].is_number())
+        seconds = std::min(seconds, cv.work["mean_form_s"].get<double>());
+      if (t.role == "floor") floor[cv.key()] = std::max(floor[cv.key()], seconds);
+      else add[cv.key()] += seconds;
+    }
+    if (t.per_component.empty() && t.role == "floor" && t.value.seconds)
+      floor[t.name] = std::max(floor[t.name], *t.value.seconds);
+  }
+  double best = 0;
+  for (const auto &[key, seconds] : floor) best = std::max(best, seconds + add[key]);
+  for (const auto &[key, seconds] : add) best = std::max(best, floor[key] + seconds);
+  return best;
+}
+
 void grid_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Finding> &findings) {
   Gap gap{"grid", "cores left idle by the last wave (tail) or by a grid smaller than the cores", std::nullopt,
-          "strict: the waves of the bound's own schedule", json::array(), ""};
+          "estimate: the bound minus the largest floor that does not depend on the waves (the mean forms of the "
+          "busiest-core floors, the memory and chip-level terms), at most bound x (1 - occupancy)",
+          json::array(), ""};
   const json &s = ctx.schedule;
   double blocks = schedule_number(s, "blocks", 0), slots = schedule_number(s, "slots", 0);
   double waves = schedule_number(s, "waves", 0), occupancy = schedule_number(s, "occupancy", 1);
@@ -230,12 +257,18 @@ void grid_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Finding> &
     gaps.push_back(std::move(gap));
     return;
   }
-  gap.seconds = ctx.bound_seconds * (1.0 - occupancy);
+  // Filling the idle slots can save no more than the waves cost the binding
+  // floor, bound x (1 - occupancy), and nothing below what the kernel needs
+  // with its work spread evenly: a floor that does not depend on the waves
+  // (HBM, say) that binds leaves nothing to gain.
+  const double balanced = balanced_bound(ctx.in.terms);
+  gap.seconds = std::max(0.0, std::min(ctx.bound_seconds * (1.0 - occupancy), ctx.bound_seconds - balanced));
   double tail = schedule_number(s, "tail_wave_blocks", 0);
   gap.evidence.push_back({{"blocks", blocks}, {"slots", slots}, {"slot_kind", s.value("slot_kind", "")},
-                          {"waves", waves}, {"tail_wave_blocks", tail}, {"occupancy", occupancy}});
+                          {"waves", waves}, {"tail_wave_blocks", tail}, {"occupancy", occupancy},
+                          {"balanced_bound_s", balanced}});
   gaps.push_back(gap);
-  if (occupancy >= 0.999) return;
+  if (occupancy >= 0.999 || *gap.seconds <= 0) return;
   Finding f;
   f.id = "grid.waves";
   f.category = "grid";
@@ -691,6 +724,11 @@ json coverage_json(const CombineInputs &in, const Limit *chosen, std::string &wa
         return r->component == "unmodelled" && r->ops_present > r->ops_counted;
       });
       if (binding.share() < kCoverageWarning || all.share() < kMostOfTheKernel || unmodelled_work) warning = sentence;
+    } else if (chosen != nullptr && all.share() < kCoverageWarning) {
+      // The DSL tier binds, but the HIVM tier left out part of the kernel:
+      // counted, its limit might have been the larger one, so the bound is
+      // partial all the same.
+      warning = coverage_sentence(all, view, relevant_rows(view, "", ""), hint);
     }
     out["hivm"] = std::move(hivm);
   }

@@ -568,7 +568,14 @@ void ProgramReader::add_op(const json &op) {
       t.gm_buffer = "unknown";
       if (side.is_array())
         for (const json &buffer : side)
-          if (string_or(buffer, "space") == "gm") t.gm_buffer = string_or(buffer, "kind", "unknown");
+          if (string_or(buffer, "space") == "gm") {
+            t.gm_buffer = string_or(buffer, "kind", "unknown");
+            // Which argument: resolved to its Triton position in finish().
+            if (t.gm_buffer == "arg" && buffer.contains("id") && buffer["id"].is_number_integer()) {
+              t.hivm_arg = buffer["id"].get<int>();
+              t.function = static_cast<int>(number_or(op, "function", -1));
+            }
+          }
       view.transfers.push_back(t);
     }
     return;
@@ -578,6 +585,20 @@ void ProgramReader::add_op(const json &op) {
 HivmView ProgramReader::finish(const json &program) {
   HivmView &view = view_;
   const json &functions = child(program, "functions");
+  // The GM argument of each transfer by its Triton position (the key the
+  // DSL tier's per-argument figures use; the AIC and AIV functions of a mix
+  // kernel number their HIVM arguments alike, their Triton positions too).
+  for (Transfer &t : view.transfers) {
+    if (t.hivm_arg < 0 || !functions.is_array()) continue;
+    for (const json &fn : functions) {
+      if (static_cast<int>(number_or(fn, "index", -2)) != t.function) continue;
+      const json &args = child(fn, "args");
+      if (args.is_array() && static_cast<size_t>(t.hivm_arg) < args.size()) {
+        const json &position = child(args[static_cast<size_t>(t.hivm_arg)], "triton_index");
+        if (position.is_number_integer()) t.arg = position.get<int>();
+      }
+    }
+  }
   // Barriers by (core, pipe, kind).
   const json &sync = child(program, "sync");
   if (sync.is_object() && sync.contains("barriers") && sync["barriers"].is_array()) {
@@ -953,7 +974,8 @@ json HivmView::to_work() const {
   doc["vector_flop"] = amounts(vector_flop);
   json rows = json::array();
   for (const Transfer &t : transfers)
-    rows.push_back(json::array({t.write, t.transfer_bytes, t.packet_bytes, t.path, t.core, amount_row(t.bytes), t.line, t.gm_buffer}));
+    rows.push_back(json::array({t.write, t.transfer_bytes, t.packet_bytes, t.path, t.core, amount_row(t.bytes), t.line,
+                                t.gm_buffer, t.arg >= 0 ? json(t.arg) : json(nullptr)}));
   doc["transfers"] = std::move(rows);
   rows = json::array();
   for (const BarrierStats &b : barriers)
@@ -1036,7 +1058,7 @@ HivmView HivmView::from_work(const json &work, const std::string &origin) {
   const json &transfers = in.member("transfers", true);
   view.transfers.reserve(transfers.size());
   for (size_t idx = 0; idx < transfers.size(); ++idx) {
-    const json &r = in.row(transfers, "transfers", idx, 8);
+    const json &r = in.row(transfers, "transfers", idx, 9);
     Transfer t;
     t.write = in.flag(r[0], "transfers");
     t.transfer_bytes = in.number(r[1], "transfers");
@@ -1046,6 +1068,7 @@ HivmView HivmView::from_work(const json &work, const std::string &origin) {
     t.bytes = in.amount(r[5], "transfers");
     t.line = static_cast<int>(in.number(r[6], "transfers"));
     t.gm_buffer = in.text(r[7], "transfers");
+    if (!r[8].is_null()) t.arg = static_cast<int>(in.number(r[8], "transfers"));
     view.transfers.push_back(std::move(t));
   }
   const json &barriers = in.member("barriers", true);

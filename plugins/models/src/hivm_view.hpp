@@ -99,6 +99,10 @@ struct Transfer {
   Amount bytes;
   int line = 0;
   std::string gm_buffer;  // kind of the GM-side root buffer: arg, workspace, alloc, unknown
+  int arg = -1;           // Triton position of the GM-side kernel argument (gm_buffer "arg"); -1 when unknown
+  // While reading a program: the op's function and the HIVM argument index,
+  // resolved to `arg` once the functions are read.
+  int function = -1, hivm_arg = -1;
 };
 
 struct BarrierStats {

@@ -19,6 +19,7 @@
 #include "render.hpp"
 #include "render_html.hpp"
 #include "term.hpp"
+#include "terms.hpp"
 
 namespace pb::models {
 
@@ -353,6 +354,7 @@ SweepModel SweepModel::build(const json &dsl, const Rates &rates, const std::str
         continue;
       }
       item.time_per_unit = 1.0 / r.value->value();
+      if (std::optional<u::FlopPerSecond> strict = r.strict()) item.strict_time_per_unit = 1.0 / strict->value();
       m.items_.push_back(std::move(item));
     }
   // Vector work: dsl_facts gives it per program by type, not per op.
@@ -363,6 +365,8 @@ SweepModel SweepModel::build(const json &dsl, const Rates &rates, const std::str
         Rate<u::FlopPerSecond> r = rates.vector_flop(dtype);
         if (!per_program || !r.known()) continue;
         m.vector_flop_base_ += *per_program / (r.value->value() * m.aiv_instances_);
+        if (std::optional<u::FlopPerSecond> strict = r.strict())
+          m.vector_flop_base_strict_ += *per_program / (strict->value() * m.aiv_instances_);
       }
   int depth = 0;
   for (size_t idx = 0; idx < m.loops_.size(); ++idx) {
@@ -374,18 +378,20 @@ SweepModel SweepModel::build(const json &dsl, const Rates &rates, const std::str
 
   // Bytes: one item per access, on the read or the write path; unique bytes
   // per pointer argument for the memory term.
-  Rate<u::BytesPerSecond> read_path = rates.path(mix ? "gm_to_l1" : "gm_to_ub");
-  Rate<u::BytesPerSecond> read_ub = rates.path("gm_to_ub");
-  Rate<u::BytesPerSecond> write_path = rates.path(mix ? "l0c_to_gm" : "ub_to_gm");
-  Rate<u::BytesPerSecond> write_ub = rates.path("ub_to_gm");
-  double read_bw = read_path.known() && read_ub.known()
-                       ? (mix ? read_path.value->value() + m.aiv_instances_ * read_ub.value->value() : read_ub.value->value())
-                       : 0;
-  double write_bw = write_path.known() && write_ub.known()
-                        ? (mix ? write_path.value->value() + m.aiv_instances_ * write_ub.value->value() : write_ub.value->value())
-                        : 0;
+  // The block's GM paths, as the grid floor takes them (docs/model.md §3.1).
+  const Schedule block = make_schedule(1, mix, true, m.aiv_instances_, rates);
+  Rate<u::BytesPerSecond> read_paths = block_gm_rate(rates, block, false);
+  Rate<u::BytesPerSecond> write_paths = block_gm_rate(rates, block, true);
+  double read_bw = read_paths.known() ? read_paths.value->value() : 0;
+  double write_bw = write_paths.known() ? write_paths.value->value() : 0;
   m.block_bw_ = read_bw + write_bw;
+  m.read_bw_ = read_bw;
+  m.write_bw_ = write_bw;
   m.chip_bw_ = rates.hbm().known() ? rates.hbm().value->value() : 0;
+  if (std::optional<u::BytesPerSecond> r = read_paths.strict()) m.read_bw_strict_ = r->value();
+  if (std::optional<u::BytesPerSecond> w = write_paths.strict()) m.write_bw_strict_ = w->value();
+  if (std::optional<u::BytesPerSecond> c = rates.hbm().strict()) m.chip_bw_strict_ = c->value();
+  if (rates.l2().known()) m.l2_bytes_ = rates.l2().value->value();
   static const std::regex contiguous(R"(^\s*(\d+)\*pid_x \+ i0 < ([%A-Za-z_][A-Za-z0-9_]*)\s*$)");
   if (const json &accesses = json_at(dsl, {"accesses"}); accesses.is_array())
     for (const json &a : accesses) {
@@ -395,6 +401,8 @@ SweepModel SweepModel::build(const json &dsl, const Rates &rates, const std::str
       double bw = direction == "read" ? read_bw : write_bw;
       if (bw <= 0) continue;
       item.time_per_unit = 1.0 / bw;
+      double strict_bw = direction == "read" ? m.read_bw_strict_ : m.write_bw_strict_;
+      item.strict_time_per_unit = strict_bw > 0 ? 1.0 / strict_bw : 0.0;
       item.work_per_exec = num(json_at(a, {"bytes_per_execution"}));
       item.base_exec = sound_min(json_at(a, {"executions_per_program"})).value_or(0);
       item.loop = loop_of(json_at(a, {"loop"}));
@@ -447,6 +455,7 @@ SweepModel SweepModel::build(const json &dsl, const Rates &rates, const std::str
         }
         Item item;
         item.term = kSweepMemory;
+        item.write = write;
         item.fixed = true;
         item.depends = {-2};
         for (size_t k = 0; k < m.arg_keys.size(); ++k) item.depends.push_back(static_cast<int>(k));
@@ -487,11 +496,14 @@ SweepResult SweepModel::evaluate(const SweepConfig &c) const {
   const double waves = std::ceil(programs / slots_);
   double waves_form[kSweepTermCount] = {0, 0, 0, 0, 0};
   double mean_form[kSweepTermCount] = {0, 0, 0, 0, 0};
-  double unique = 0;
+  double strict_waves[kSweepTermCount] = {0, 0, 0, 0, 0};
+  double strict_mean[kSweepTermCount] = {0, 0, 0, 0, 0};
+  double unique_read = 0, unique_write = 0;
   double min_ratio = 1;
+  auto add_unique = [&](bool write, double bytes) { (write ? unique_write : unique_read) += bytes; };
   for (const Item &item : items_) {
     if (item.term == kSweepMemory) {
-      if (same_as_base(item.depends, c)) unique += item.base_unique;
+      if (same_as_base(item.depends, c)) add_unique(item.write, item.base_unique);
       else r.partial = true;
       continue;
     }
@@ -503,12 +515,14 @@ SweepResult SweepModel::evaluate(const SweepConfig &c) const {
       double n = std::max(0.0, c.args[static_cast<size_t>(item.bound_arg)]);
       double bytes = std::min(n, programs * item.k) * item.elem_bytes;
       mean_form[item.term] += bytes / slots_ * item.time_per_unit;
-      if (item.counts_unique) unique += bytes;
+      strict_mean[item.term] += bytes / slots_ * item.strict_time_per_unit;
+      if (item.counts_unique) add_unique(item.term == kSweepWrite, bytes);
       continue;
     }
     if (item.fixed) {
       if (same_as_base(item.depends, c)) {
         mean_form[item.term] += item.base_unique / slots_ * item.time_per_unit;
+        strict_mean[item.term] += item.base_unique / slots_ * item.strict_time_per_unit;
       } else {
         r.partial = true;
       }
@@ -517,21 +531,60 @@ SweepResult SweepModel::evaluate(const SweepConfig &c) const {
     double per_program = item.work_per_exec * item.base_exec * ratio;
     waves_form[item.term] += waves * per_program * item.time_per_unit;
     mean_form[item.term] += programs * per_program / slots_ * item.time_per_unit;
+    strict_waves[item.term] += waves * per_program * item.strict_time_per_unit;
+    strict_mean[item.term] += programs * per_program / slots_ * item.strict_time_per_unit;
   }
   // Vector work: scaled by the smallest loop ratio to the deepest nesting
   // (never above the true scale: docs/model.md §8).
   double vector_scale = min_ratio >= 1 ? 1.0 : std::pow(std::max(0.0, min_ratio), vector_depth_);
   waves_form[kSweepVector] += waves * vector_flop_base_ * vector_scale;
   mean_form[kSweepVector] += programs * vector_flop_base_ * vector_scale / slots_;
-  double active = std::min(programs, slots_);
+  strict_waves[kSweepVector] += waves * vector_flop_base_strict_ * vector_scale;
+  strict_mean[kSweepVector] += programs * vector_flop_base_strict_ * vector_scale / slots_;
+  // Memory (docs/model.md §3.3, §8): per direction the bytes over the active
+  // blocks' GM paths (any L2 state), the bytes beyond the L2 at the HBM
+  // figure, and, cold, every unique byte at min(active x block paths, HBM).
+  const double active = std::min(programs, slots_);
+  const double unique = unique_read + unique_write;
+  auto path_floor = [&](double read_bw, double write_bw) {
+    double t = 0;
+    if (read_bw > 0 && active > 0) t = std::max(t, unique_read / (active * read_bw));
+    if (write_bw > 0 && active > 0) t = std::max(t, unique_write / (active * write_bw));
+    return t;
+  };
+  const double forced =
+      l2_bytes_ > 0 ? std::max(0.0, unique_read - l2_bytes_) + std::max(0.0, unique_write - l2_bytes_) : 0.0;
   double bw = std::min(active * block_bw_, chip_bw_);
-  r.terms[kSweepMemory] = bw > 0 ? unique / bw : 0;
-  for (int t = 0; t < kSweepMemory; ++t) r.terms[static_cast<size_t>(t)] = std::max(waves_form[t], mean_form[t]);
-  for (int t = 0; t < kSweepTermCount; ++t)
+  double cold = bw > 0 ? unique / bw : 0;
+  r.terms[kSweepMemory] = std::max({cold, path_floor(read_bw_, write_bw_), chip_bw_ > 0 ? forced / chip_bw_ : 0.0});
+  r.strict_terms[kSweepMemory] =
+      std::max(path_floor(read_bw_strict_, write_bw_strict_), chip_bw_strict_ > 0 ? forced / chip_bw_strict_ : 0.0);
+  double cold_strict = 0;
+  if (chip_bw_strict_ > 0) {
+    double block_strict = read_bw_strict_ > 0 && write_bw_strict_ > 0 ? read_bw_strict_ + write_bw_strict_ : 0;
+    double bw_strict = block_strict > 0 ? std::min(active * block_strict, chip_bw_strict_) : chip_bw_strict_;
+    cold_strict = unique / bw_strict;
+  }
+  for (int t = 0; t < kSweepMemory; ++t) {
+    r.terms[static_cast<size_t>(t)] = std::max(waves_form[t], mean_form[t]);
+    r.strict_terms[static_cast<size_t>(t)] = std::max(strict_waves[t], strict_mean[t]);
+  }
+  for (int t = 0; t < kSweepTermCount; ++t) {
     if (r.terms[static_cast<size_t>(t)] > r.bound) {
       r.bound = r.terms[static_cast<size_t>(t)];
       r.binding = t;
     }
+    if (r.strict_terms[static_cast<size_t>(t)] > r.strict_bound) {
+      r.strict_bound = r.strict_terms[static_cast<size_t>(t)];
+      r.strict_binding = t;
+    }
+  }
+  r.strict_cold_bound = r.strict_bound;
+  r.strict_cold_binding = r.strict_binding;
+  if (cold_strict > r.strict_cold_bound) {
+    r.strict_cold_bound = cold_strict;
+    r.strict_cold_binding = kSweepMemory;
+  }
   return r;
 }
 
@@ -732,7 +785,8 @@ std::vector<SweepConfig> SweepModel::expand(const json &spec, const std::string 
   return out;
 }
 
-json SweepModel::run(const std::vector<SweepConfig> &configs, std::optional<double> threshold, double factor) const {
+json SweepModel::run(const std::vector<SweepConfig> &configs, std::optional<double> threshold, double factor,
+                     const std::string &cache) const {
   std::vector<SweepResult> results;
   results.reserve(configs.size());
   size_t best = 0;
@@ -752,10 +806,26 @@ json SweepModel::run(const std::vector<SweepConfig> &configs, std::optional<doub
                   {"terms", {"grid_floor:cube", "grid_floor:vector", "grid_floor:gm_read", "grid_floor:gm_write", "memory"}}};
   double cut = 0;
   std::string rule;
+  // Safe pruning (a measured threshold) compares only what is sound under
+  // the measurement's conditions: the strict bound (theoretical and peak
+  // rates; memory: the GM path ceilings and the bytes beyond the L2, which
+  // hold whatever the L2 held), plus the cold-cache HBM floor only when the
+  // measurement is known to start cold. The argued cold floor of the bound
+  // would prune a configuration a warm-L2 measurement can beat.
+  const bool cold = cache == "cold";
+  auto safe_bound = [&](const SweepResult &r) { return cold ? r.strict_cold_bound : r.strict_bound; };
+  auto safe_binding = [&](const SweepResult &r) { return cold ? r.strict_cold_binding : r.strict_binding; };
   if (!configs.empty()) {
     cut = threshold ? *threshold : results[best].bound * factor;
-    rule = threshold ? "pruned when the bound exceeds the given threshold (a measured time: safe pruning)"
-                     : "pruned when the bound exceeds " + u::format_number(factor) + " x the best bound";
+    rule = threshold ? std::string("pruned when the strict bound exceeds the given threshold (a measured time: safe "
+                                   "pruning). It uses only theoretical and peak rates and, for memory, the GM path "
+                                   "ceilings and the bytes beyond the L2, which hold whatever the L2 held at launch; ") +
+                           (cold ? "the measurement starts with a cold L2 (cache = cold), so every unique byte crossing "
+                                   "HBM at the strict HBM figure counts too"
+                                 : "the cold-cache HBM floor is left out: the L2 state of the measurement is not stated "
+                                   "(cache = cold adds it)")
+                     : "pruned when the bound exceeds " + u::format_number(factor) +
+                           " x the best bound (not a safe pruning: the bound may rest on argued figures)";
     doc["best"] = {{"index", best}, {"bound", Time::known(results[best].bound).to_json()},
                    {"binding", sweep_term_name(results[best].binding)}};
   } else {
@@ -772,7 +842,12 @@ json SweepModel::run(const std::vector<SweepConfig> &configs, std::optional<doub
     for (size_t k = 0; k < arg_keys.size(); ++k) args[arg_keys[k]] = c.args[k];
     json terms = json::object();
     for (int t = 0; t < kSweepTermCount; ++t) terms[sweep_term_name(t)] = r.terms[static_cast<size_t>(t)];
-    bool is_pruned = r.bound > cut;
+    const double compared = threshold ? safe_bound(r) : r.bound;
+    const int compared_binding = threshold ? safe_binding(r) : r.binding;
+    const double compared_term =
+        threshold ? (cold && compared_binding == kSweepMemory ? r.strict_cold_bound : r.strict_terms[static_cast<size_t>(compared_binding)])
+                  : r.terms[static_cast<size_t>(compared_binding)];
+    bool is_pruned = compared > cut;
     pruned += is_pruned ? 1 : 0;
     json entry{{"index", idx},
                {"grid", {c.grid[0], c.grid[1], c.grid[2]}},
@@ -782,11 +857,15 @@ json SweepModel::run(const std::vector<SweepConfig> &configs, std::optional<doub
                {"terms", terms},
                {"partial", r.partial},
                {"pruned", is_pruned}};
+    json strict = Time::known(safe_bound(r)).to_json();
+    strict["binding"] = sweep_term_name(safe_binding(r));
+    entry["strict"] = std::move(strict);
     if (is_pruned) {
-      entry["pruned_by"] = sweep_term_name(r.binding);
-      entry["why"] = std::string(sweep_term_name(r.binding)) + " = " + human_seconds(r.terms[static_cast<size_t>(r.binding)]) +
-                     " > threshold " + human_seconds(cut) + " (best: config " + std::to_string(best) + ", " +
-                     human_seconds(results[best].bound) + " on " + sweep_term_name(results[best].binding) + ")";
+      entry["pruned_by"] = sweep_term_name(compared_binding);
+      entry["why"] = std::string(threshold ? "strict " : "") + sweep_term_name(compared_binding) + " = " +
+                     human_seconds(compared_term) + " > threshold " + human_seconds(cut) + " (best: config " +
+                     std::to_string(best) + ", " + human_seconds(results[best].bound) + " on " +
+                     sweep_term_name(results[best].binding) + ")";
     } else {
       entry["pruned_by"] = nullptr;
     }
@@ -806,6 +885,7 @@ SweepNode::SweepNode(const pb::sdk::Params &params) {
   const json &t = params.raw().value("threshold_us", json());
   if (t.is_number()) threshold_ = t.get<double>() * 1e-6;
   factor_ = params.raw().value("factor", 1.5);
+  cache_ = params.raw().value("cache", std::string("unknown"));
 }
 
 void SweepNode::run(pb::sdk::RunContext &ctx) {
@@ -817,7 +897,7 @@ void SweepNode::run(pb::sdk::RunContext &ctx) {
   } reset;
   std::vector<SweepConfig> configs = model.expand(configs_, "node '" + ctx.node_id() + "' params.configs");
   if (configs.empty()) throw pb::sdk::InputError("node '" + ctx.node_id() + "': params.configs names no configuration");
-  json doc = model.run(configs, threshold_, factor_);
+  json doc = model.run(configs, threshold_, factor_, cache_);
   doc["profile"] = rates.profile_name;
   ctx.set_output("sweep", std::move(doc));
 }
@@ -826,7 +906,7 @@ namespace {
 
 constexpr const char *kSweepHelp =
     R"HELP(usage: perfbound sweep --dsl FACTS.json --configs SPEC.json [--profile NAME|DIR]
-                       [--threshold-us T] [--factor F] [--max-configs N]
+                       [--threshold-us T] [--cache unknown|cold|warm] [--factor F] [--max-configs N]
                        [--format json|text|md|html] [--out FILE]
 
 DSL-tier lower bounds of many launch configurations of one kernel, as an
@@ -837,9 +917,12 @@ autotuner would ask, evaluated in closed form from the kernel's dsl_facts
 SPEC is a list [{"grid": [x, y, z], "args": {"n_elements": 1024}}, ...] or a
 range spec {"grid": {"x": R}, "args": {"name": R}, "grid_from": {"x": "cdiv(n, 2048)"}}
 with R a number, a list, {"from": a, "to": b, "step": s} or {"from": a, "to": b, "mul": m}.
-A configuration is pruned when its bound exceeds --threshold-us (a measured
-time: safe pruning) or, without it, --factor x the best bound (default 1.5);
-a pruned configuration names the term that makes it slower.
+A configuration is pruned when its strict bound exceeds --threshold-us (a
+measured time: safe pruning with theoretical/peak rates and, for memory, only
+what holds whatever the L2 held; --cache cold, for a measurement that starts
+with a cold L2, adds the cold-cache HBM floor) or, without a threshold,
+--factor x the best bound (default 1.5; not safe); a pruned configuration
+names the term that makes it slower.
 A spec of more than 1000000 configurations is refused; --max-configs N
 evaluates an even sample of N of them instead. Exit 130 when interrupted.
 )HELP";
@@ -872,7 +955,7 @@ int sweep_command(const pb::sdk::Host &host, const std::vector<std::string> &arg
 namespace {
 
 int sweep_main(const pb::sdk::Host &host, const std::vector<std::string> &args) {
-  std::string dsl_path, spec_path, profile = "ascend_910b3", format = "json", out_path;
+  std::string dsl_path, spec_path, profile = "ascend_910b3", format = "json", out_path, cache = "unknown";
   std::optional<double> threshold;
   std::optional<uint64_t> max_configs;
   double factor = 1.5;
@@ -900,6 +983,11 @@ int sweep_main(const pb::sdk::Host &host, const std::vector<std::string> &args) 
     else if (a == "--out") out_path = value("--out");
     else if (a == "--threshold-us") threshold = number(value("--threshold-us"), "--threshold-us") * 1e-6;
     else if (a == "--factor") factor = number(value("--factor"), "--factor");
+    else if (a == "--cache") {
+      cache = value("--cache");
+      if (cache != "unknown" && cache != "cold" && cache != "warm")
+        throw pb::sdk::Error(PB_ERR_INVALID_ARGUMENT, "--cache: expected unknown, cold or warm, got '" + cache + "'");
+    }
     else if (a == "--max-configs") {
       const std::string text = value("--max-configs");
       char *end = nullptr;
@@ -969,7 +1057,7 @@ int sweep_main(const pb::sdk::Host &host, const std::vector<std::string> &args) 
   Rates rates = Rates::from_profile(profile_doc, "profile " + profile);
   SweepModel model = SweepModel::build(dsl, rates, dsl_path);
   std::vector<SweepConfig> configs = model.expand(spec, spec_path);
-  json doc = model.run(configs, threshold, factor);
+  json doc = model.run(configs, threshold, factor, cache);
   doc["profile"] = rates.profile_name;
   std::string text = format == "json"   ? doc.dump(1, ' ', false, json::error_handler_t::replace) + "\n"
                      : format == "html" ? render_html_page(kSweepSchema, doc, &profile_doc)
