@@ -30,7 +30,7 @@ seeds() {  # the files that seed TARGET, one per line
     testlist) ls "$shared"/testlists/*.json bench/timing/*.json ;;
     plan) ls tests/fuzz/data/*.plan.json tests/regress/plan/*.json ;;
     sweep) ls tests/regress/sweep/*.json ;;
-    profile|set_value|launch|counterfactual|hivm_view) ;;  # generated below
+    profile|set_value|launch|counterfactual|hivm_view|sbatch) ;;  # generated below
     *) echo "fuzz.sh: unknown target '$1' (try: bash scripts/fuzz.sh list)" >&2; exit 2 ;;
   esac 2>/dev/null || true
 }
@@ -64,6 +64,12 @@ generated_seeds() {  # TARGET DIR: seeds written from the project's own files
                '{"grid":{"x":{"from":1,"to":100000}},"args":{"n_elements":[1,2,3]},"max_configs":1000}' \
                '[{"grid":[1]},{"args":{}},{}]'; do
         printf '%s' "$v" > "$2/gen_sweep_$i"; i=$((i + 1)); done ;;
+    sbatch)  # NUL-separated fields: plan, run dir, partition, time, gres, perfbound, script, backend, plugin dirs (2), run args (3)
+      printf '%s\0' /runs/plan.json /runs/campaign ascend 02:00:00 npu /opt/pb/bin/perfbound /runs/job.sbatch acl \
+        /opt/pb/lib/perfbound/plugins /opt/vendor --case-timeout 5 > "$2/gen_sbatch_0"
+      printf '%s\0' '/home/a b/$(touch pwned)/p`id`.json' '/runs/c$(x);y|z' '' '' '' '/opt/p b/perfbound' \
+        $'/tmp/j\n.sbatch' cpu "/d'q" > "$2/gen_sbatch_1"
+      printf '%s\0' /p.json /r gpu1 UNLIMITED gpu /pb /s cuda > "$2/gen_sbatch_2" ;;
     hivm_view)  # hivm_program documents of our own dumps, when the extractor driver is built
       local extract=${PERFBOUND_HIVM_EXTRACT:-build/bin/perfbound_hivm_extract}
       if [ -x "$extract" ]; then
@@ -98,7 +104,7 @@ max_len() {
 }
 
 if [ "${1:-}" = list ]; then
-  echo "hivm hivm_des ttir msprof_csv pipeline set_value schema launch profile testlist plan sweep counterfactual hivm_view"
+  echo "hivm hivm_des ttir msprof_csv pipeline set_value schema launch profile testlist plan sbatch sweep counterfactual hivm_view"
   exit 0
 fi
 if [ $# -lt 2 ]; then
