@@ -20,6 +20,8 @@
 #include <map>
 #include <set>
 
+#include <perfbound/sdk/cancel.hpp>
+
 #include "access_analysis.hpp"
 #include "compute_analysis.hpp"
 #include "loop_analysis.hpp"
@@ -316,8 +318,19 @@ Expected<TtirModule> analyze_ttir(std::string_view text, const std::string &orig
   // MLIR parses recursively: on a thread whose stack holds kMaxTtirNesting
   // levels of it with room to spare (a level takes a few kB).
   std::optional<Expected<TtirModule>> result;
-  llvm::thread worker(std::optional<unsigned>(kTtirParseStackBytes), [&] { result.emplace(analyze_ttir_on_this_thread(text, origin)); });
+  // The analysis polls for a stop request (pb::sdk::poll_cancel) on that thread too.
+  std::function<bool()> cancel_test = pb::sdk::cancel_test_of_this_thread();
+  std::exception_ptr failure;
+  llvm::thread worker(std::optional<unsigned>(kTtirParseStackBytes), [&] {
+    pb::sdk::CancelScope cancel_scope(cancel_test);
+    try {
+      result.emplace(analyze_ttir_on_this_thread(text, origin));
+    } catch (...) {
+      failure = std::current_exception();  // a cancellation, rethrown on the caller's thread
+    }
+  });
   worker.join();
+  if (failure) std::rethrow_exception(failure);
   return std::move(*result);
 }
 
@@ -391,6 +404,7 @@ Expected<TtirModule> analyze_ttir_on_this_thread(std::string_view text, const st
       rewritten.reserve(section.size());
       size_t start = 0;
       while (start < section.size()) {
+        pb::sdk::poll_cancel();
         size_t end = section.find('\n', start);
         if (end == std::string::npos) end = section.size();
         std::string_view l(section.data() + start, end - start);
