@@ -55,8 +55,8 @@ OpQuantities::Sample OpQuantities::sample(uint32_t r) {
     if (n.known) record.n = n.value;
     if (!ins.empty()) record.dtype = dtype_name(ins[0]->type.elem);
     if (m.known && k.known && n.known) {
-      out.flop.value = 2 * m.value * k.value * n.value;
-      out.elements.value = m.value * n.value;
+      out.flop.value = sat_mul(sat_mul(sat_mul(2, m.value), k.value), n.value);
+      out.elements.value = sat_mul(m.value, n.value);
       if (!(m.exact && k.exact && n.exact)) {
         out.flop.set_estimated(true);
         out.elements.set_estimated(true);
@@ -64,10 +64,10 @@ OpQuantities::Sample OpQuantities::sample(uint32_t r) {
       }
       auto it = ir_.opts.fractal.find(record.dtype);
       Fractal f = it != ir_.opts.fractal.end() ? it->second : Fractal{};
-      auto pad = [](int64_t x, int64_t to) { return to > 0 ? (x + to - 1) / to * to : x; };
+      auto pad = [](int64_t x, int64_t to) { return to > 0 && x < kSaturated - to ? (x + to - 1) / to * to : x; };
       uint32_t bits = !ins.empty() && ins[0]->type.elem.known() ? ins[0]->type.elem.bits : 16;
       int64_t mp = pad(m.value, f.m), kp = pad(k.value, f.k), np = pad(n.value, f.n);
-      record.mte1_bytes = elem_bytes_ceil(mp * kp + kp * np, bits);
+      record.mte1_bytes = elem_bytes_ceil(sat_add(sat_mul(mp, kp), sat_mul(kp, np)), bits);
     } else {
       out.flop.reason = "matmul extents real_m/real_k/real_n could not be resolved";
     }
@@ -173,27 +173,28 @@ OpQuantities::Sample OpQuantities::sample(uint32_t r) {
     const int64_t n = *lane_elems.value;
     int64_t repeats = 0;
     if (lane->type.contiguous() || lane->type.rank() <= 1) {
-      repeats = (n * bits + repeat_bits - 1) / repeat_bits;
+      repeats = sat_mul(n, bits) >= kSaturated ? kSaturated : (n * bits + repeat_bits - 1) / repeat_bits;
     } else {
       std::vector<int64_t> strides = shapes_.strides_of(*lane, taint);
       int64_t run = 1;
       for (size_t idx = lane_dims.size(); idx-- > 0;) {
         if (lane_dims[idx].value == 1) continue;
         if (strides[idx] != run) break;
-        run *= lane_dims[idx].value;
+        run = sat_mul(run, lane_dims[idx].value);
       }
       int64_t rows = run > 0 ? (n + run - 1) / run : n;
-      int64_t run_bytes = (run * bits + 7) / 8;
+      int64_t run_bytes = sat_mul(run, bits) >= kSaturated ? kSaturated : (run * bits + 7) / 8;
       int64_t blocks_per_row = (run_bytes + 31) / 32;
       int64_t blocks_per_repeat = ir_.opts.vector_repeat_bytes / 32;
       if (blocks_per_row <= blocks_per_repeat) {
-        repeats = (rows * blocks_per_row + blocks_per_repeat - 1) / blocks_per_repeat;
+        repeats = sat_mul(rows, blocks_per_row) >= kSaturated ? kSaturated
+                                                               : (rows * blocks_per_row + blocks_per_repeat - 1) / blocks_per_repeat;
       } else {
-        repeats = rows * ((run_bytes + ir_.opts.vector_repeat_bytes - 1) / ir_.opts.vector_repeat_bytes);
+        repeats = sat_mul(rows, (run_bytes + ir_.opts.vector_repeat_bytes - 1) / ir_.opts.vector_repeat_bytes);
       }
     }
     out.repeats.value = repeats;
-    out.masked.value = std::max<int64_t>(0, repeats * lanes_per_repeat - n);
+    out.masked.value = repeats >= kSaturated ? kSaturated : std::max<int64_t>(0, sat_mul(repeats, lanes_per_repeat) - n);
     if (lane_elems.estimated()) {
       out.repeats.set_estimated(true);
       out.masked.set_estimated(true);
