@@ -648,6 +648,8 @@ RunResult Engine::run(const ResolvedPipeline &pipeline, const RunOptions &option
     if (nr.status == NodeStatus::Ok) {
       for (size_t dep : dependants[idx])
         if (--pending[dep] == 0 && result.nodes[dep].skipped_because.empty()) shared->ready.push_back(dep);
+    } else if (options.cancel != nullptr && options.cancel->load()) {
+      skip_dependants(idx, "interrupted before it started");  // not for want of its input
     } else if (nr.status == NodeStatus::Skipped) {
       skip_dependants(idx, "upstream node '" + nr.id + "' was skipped: " + nr.skipped_because);
     } else {
