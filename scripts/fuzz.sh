@@ -31,7 +31,7 @@ seeds() {  # the files that seed TARGET, one per line
     plan) ls tests/fuzz/data/*.plan.json tests/regress/plan/*.json ;;
     sweep) ls tests/regress/sweep/*.json ;;
     ttir_nesting) ls tests/fuzz/data/ttir_nesting/* ;;  # generator programs (fuzz_ttir_nesting.cpp)
-    profile|set_value|launch|counterfactual|hivm_view|hivm_oracle) ;;  # generated below
+    profile|set_value|launch|counterfactual|hivm_view|hivm_oracle|sbatch) ;;  # generated below
     *) echo "fuzz.sh: unknown target '$1' (try: bash scripts/fuzz.sh list)" >&2; exit 2 ;;
   esac 2>/dev/null || true
 }
@@ -71,6 +71,12 @@ generated_seeds() {  # TARGET DIR: seeds written from the project's own files
                '0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz'; do
         printf '%s' "$v" > "$2/gen_choices_$i"; i=$((i + 1)); done
       head -c 4096 /dev/urandom > "$2/gen_choices_random" ;;
+    sbatch)  # NUL-separated fields: plan, run dir, partition, time, gres, perfbound, script, backend, plugin dirs (2), run args (3)
+      printf '%s\0' /runs/plan.json /runs/campaign ascend 02:00:00 npu /opt/pb/bin/perfbound /runs/job.sbatch acl \
+        /opt/pb/lib/perfbound/plugins /opt/vendor --case-timeout 5 > "$2/gen_sbatch_0"
+      printf '%s\0' '/home/a b/$(touch pwned)/p`id`.json' '/runs/c$(x);y|z' '' '' '' '/opt/p b/perfbound' \
+        $'/tmp/j\n.sbatch' cpu "/d'q" > "$2/gen_sbatch_1"
+      printf '%s\0' /p.json /r gpu1 UNLIMITED gpu /pb /s cuda > "$2/gen_sbatch_2" ;;
     hivm_view)  # hivm_program documents of our own dumps, when the extractor driver is built
       local extract=${PERFBOUND_HIVM_EXTRACT:-build/bin/perfbound_hivm_extract}
       if [ -x "$extract" ]; then
@@ -107,7 +113,7 @@ max_len() {
 }
 
 if [ "${1:-}" = list ]; then
-  echo "hivm hivm_des ttir ttir_nesting msprof_csv pipeline set_value schema launch profile testlist plan sweep counterfactual hivm_view hivm_oracle"
+  echo "hivm hivm_des ttir ttir_nesting msprof_csv pipeline set_value schema launch profile testlist plan sbatch sweep counterfactual hivm_view hivm_oracle"
   exit 0
 fi
 if [ $# -lt 2 ]; then

@@ -77,7 +77,7 @@ TEST_CASE("`profile show` prints canonical values with a human form; --json is t
 
 TEST_CASE("a calibration file that is missing or not JSON is an error naming it") {
   pbtest::TempDir tmp;
-  const fs::path dir = tmp / "target";
+  const fs::path dir = tmp / "minimal";  // the profile's name
   std::string profile = pbtest::read_file(fixtures() / "minimal" / "profile.toml");
   profile.replace(profile.find("arch = \"test-arch\"\n"), 19, "arch = \"test-arch\"\ncalibration_file = \"cal.json\"\n");
   pbtest::write_file(dir / "profile.toml", profile);
@@ -91,7 +91,8 @@ TEST_CASE("a calibration file that is missing or not JSON is an error naming it"
   REQUIRE(broken.diagnostics.items().size() == 1);
   CHECK(broken.diagnostics.items()[0].loc.file == (dir / "cal.json").string());
   CHECK(broken.diagnostics.items()[0].loc.line == 3);
-  CHECK(broken.diagnostics.items()[0].message.rfind("JSON syntax error: ", 0) == 0);
+  CHECK(broken.diagnostics.items()[0].loc.column == 3);
+  CHECK(broken.diagnostics.items()[0].message.rfind("not valid JSON: ", 0) == 0);
 }
 
 TEST_CASE("an unknown value is null plus a reason in the document, never a number") {

@@ -30,7 +30,7 @@ struct QSum {
       reason = q.reason;
       return;
     }
-    value = sat_add(value, *q.value * m.value);
+    value = sat_add(value, sat_mul(*q.value, m.value));
     if (q.estimated() || !m.exact) {
       estimated = true;
       if (reason.empty()) reason = q.estimated() ? q.reason : "execution count estimated";

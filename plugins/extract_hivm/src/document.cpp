@@ -21,7 +21,7 @@ namespace {
 Quantity times_count(const Count &c, int64_t per_exec) {
   Quantity q;
   if (!c.known) return q;
-  q.value = c.value * per_exec;
+  q.value = sat_mul(c.value, per_exec);
   q.set_estimated(!c.exact);
   return q;
 }
@@ -29,14 +29,17 @@ Quantity times_count(const Count &c, int64_t per_exec) {
 constexpr int64_t kInf = Interval::kPosInf;
 
 void write_count(JsonWriter &w, const Count &c) {
+  // A count that saturated (kInf) is unknown, never the number 2^63 - 1.
+  const bool saturated = c.known && c.value >= kInf;
   w.begin_object();
-  if (c.known) w.field("value", c.value);
+  if (c.known && !saturated) w.field("value", c.value);
   else w.null_field("value");
   w.field("min", c.min);
   if (c.max == kInf) w.null_field("max");
   else w.field("max", c.max);
-  w.field("exact", c.known && c.exact);
-  if ((!c.known || !c.exact) && !c.reason.empty()) w.field("reason", c.reason);
+  w.field("exact", c.known && c.exact && !saturated);
+  if (saturated) w.field("reason", c.reason.empty() ? std::string(kTooLargeReason) : std::string(kTooLargeReason) + "; " + c.reason.str());
+  else if ((!c.known || !c.exact) && !c.reason.empty()) w.field("reason", c.reason);
   if (c.block_dependent) {
     w.field("block_dependent", true);
     if (c.last_block) w.field("last_block", *c.last_block);
@@ -48,8 +51,10 @@ void write_count(JsonWriter &w, const Count &c) {
   w.end_object();
 }
 
+bool saturated(const Quantity &q) { return q.value && *q.value >= kInf; }
+
 void write_q(JsonWriter &w, const Quantity &q) {
-  if (q.value) w.value(*q.value);
+  if (q.value && !saturated(q)) w.value(*q.value);
   else w.null();
 }
 
@@ -98,8 +103,10 @@ class QuantityObject {
     if (!q.value && q.reason.empty()) return;  // not applicable
     w_.key(name);
     write_q(w_, q);
-    if (!q.value || q.estimated() || !estimated_only_)
-      if (!q.value || q.estimated()) reasons_.emplace_back(name, q.reason.empty() ? "estimated" : q.reason);
+    if (saturated(q))
+      reasons_.emplace_back(name, kTooLargeReason);
+    else if (!q.value || q.estimated())
+      reasons_.emplace_back(name, q.reason.empty() ? "estimated" : q.reason);
   }
   void close() { w_.end_object(); }
 
@@ -367,7 +374,7 @@ struct Sum {
     if (known && __builtin_add_overflow(value, v, &value)) value = kInf;
   }
   void write(JsonWriter &w) const {
-    if (known) w.value(value);
+    if (known && value < kInf) w.value(value);  // saturated: unknown (kTooLargeReason)
     else w.null();
   }
 };

@@ -79,14 +79,14 @@ OpQuantities::Sample OpQuantities::sample(uint32_t r) {
     if (n.known) out.n = n.value;
     if (!ins.empty() && ins[0]->type.elem.known()) out.dtype = ins[0]->type.elem.name;
     if (m.known && k.known && n.known) {
-      out.flop.value = 2 * m.value * k.value * n.value;
-      out.elements.value = m.value * n.value;
+      out.flop.value = sat_mul(sat_mul(sat_mul(2, m.value), k.value), n.value);
+      out.elements.value = sat_mul(m.value, n.value);
       auto it = ir_.opts.fractal.find(std::string(out.dtype));
       Fractal f = it != ir_.opts.fractal.end() ? it->second : Fractal{};
-      auto pad = [](int64_t x, int64_t to) { return to > 0 ? (x + to - 1) / to * to : x; };
+      auto pad = [](int64_t x, int64_t to) { return to > 0 && x < kSaturated - to ? (x + to - 1) / to * to : x; };
       uint32_t bits = !ins.empty() && ins[0]->type.elem.known() ? ins[0]->type.elem.bits : 16;
       int64_t mp = pad(m.value, f.m), kp = pad(k.value, f.k), np = pad(n.value, f.n);
-      out.mte1_bytes.value = elem_bytes_ceil(mp * kp + kp * np, bits);
+      out.mte1_bytes.value = elem_bytes_ceil(sat_add(sat_mul(mp, kp), sat_mul(kp, np)), bits);
       out.flop_min = out.flop.value;
       out.mte1_min = out.mte1_bytes.value;
       if (!(m.exact && k.exact && n.exact)) {
@@ -95,7 +95,7 @@ OpQuantities::Sample OpQuantities::sample(uint32_t r) {
         const int64_t ml = m.exact ? m.value : lows[1], kl = k.exact ? k.value : lows[2], nl = n.exact ? n.value : lows[3];
         out.flop_min = sat_mul(2, sat_mul(ml, sat_mul(kl, nl)));
         out.mte1_min = ml > 0 && kl > 0 && nl > 0
-                           ? elem_bytes_ceil(pad(ml, f.m) * pad(kl, f.k) + pad(kl, f.k) * pad(nl, f.n), bits)
+                           ? elem_bytes_ceil(sat_add(sat_mul(pad(ml, f.m), pad(kl, f.k)), sat_mul(pad(kl, f.k), pad(nl, f.n))), bits)
                            : 0;
         // The upper end of a dynamic extent: an estimate, never a minimum.
         out.flop.set_estimated(true);
@@ -215,27 +215,28 @@ OpQuantities::Sample OpQuantities::sample(uint32_t r) {
     const int64_t n = *lane_elems.value;
     int64_t repeats = 0;
     if (lane->type.contiguous() || lane->type.rank() <= 1) {
-      repeats = (n * bits + repeat_bits - 1) / repeat_bits;
+      repeats = sat_mul(n, bits) >= kSaturated ? kSaturated : (n * bits + repeat_bits - 1) / repeat_bits;
     } else {
       std::vector<int64_t> strides = shapes_.strides_of(*lane, taint);
       int64_t run = 1;
       for (size_t idx = lane_dims.size(); idx-- > 0;) {
         if (lane_dims[idx].value == 1) continue;
         if (strides[idx] != run) break;
-        run *= lane_dims[idx].value;
+        run = sat_mul(run, lane_dims[idx].value);
       }
       int64_t rows = run > 0 ? (n + run - 1) / run : n;
-      int64_t run_bytes = (run * bits + 7) / 8;
+      int64_t run_bytes = sat_mul(run, bits) >= kSaturated ? kSaturated : (run * bits + 7) / 8;
       int64_t blocks_per_row = (run_bytes + 31) / 32;
       int64_t blocks_per_repeat = ir_.opts.vector_repeat_bytes / 32;
       if (blocks_per_row <= blocks_per_repeat) {
-        repeats = (rows * blocks_per_row + blocks_per_repeat - 1) / blocks_per_repeat;
+        repeats = sat_mul(rows, blocks_per_row) >= kSaturated ? kSaturated
+                                                               : (rows * blocks_per_row + blocks_per_repeat - 1) / blocks_per_repeat;
       } else {
-        repeats = rows * ((run_bytes + ir_.opts.vector_repeat_bytes - 1) / ir_.opts.vector_repeat_bytes);
+        repeats = sat_mul(rows, (run_bytes + ir_.opts.vector_repeat_bytes - 1) / ir_.opts.vector_repeat_bytes);
       }
     }
     out.repeats.value = repeats;
-    out.masked.value = std::max<int64_t>(0, repeats * lanes_per_repeat - n);
+    out.masked.value = repeats >= kSaturated ? kSaturated : std::max<int64_t>(0, sat_mul(repeats, lanes_per_repeat) - n);
     // The fewest elements the widest operand can have: every operand's lower end bounds it
     // from below. A repeat covers at most repeat_bytes of it, however the rows are laid out.
     int64_t n_min = n;

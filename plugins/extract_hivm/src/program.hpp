@@ -132,6 +132,31 @@ class OptInt64 {
   int64_t v_ = kAbsent;
 };
 
+/// The value a saturated count or quantity takes (INT64_MAX, also Interval::kPosInf).
+inline constexpr int64_t kSaturated = std::numeric_limits<int64_t>::max();
+
+/// Counts and quantities saturate instead of wrapping: a product or sum past
+/// 2^63 - 2 becomes kSaturated (INT64_MAX, Interval::kPosInf), which the document writes as unknown (null) with
+/// kTooLargeReason, never as a number (issue 27: a loop of 10^18 trips, or
+/// 70 nested loops of 2 trips, gave negative work figures). Minimums stay
+/// sound when they saturate (kSaturated is below the true value).
+inline constexpr const char *kTooLargeReason = "more than 2^63 - 1: too large to count in 64 bits";
+
+inline int64_t sat_mul(int64_t a, int64_t b) {
+  if (a == 0 || b == 0) return 0;
+  if (a == kSaturated || b == kSaturated) return kSaturated;
+  int64_t p = 0;
+  if (__builtin_mul_overflow(a, b, &p) || p >= kSaturated) return kSaturated;
+  return p;
+}
+
+inline int64_t sat_add(int64_t a, int64_t b) {
+  if (a == kSaturated || b == kSaturated) return kSaturated;
+  int64_t s = 0;
+  if (__builtin_add_overflow(a, b, &s) || s >= kSaturated) return kSaturated;
+  return s;
+}
+
 /// How many times something executes, per block or per core instance.
 struct Count {
   int64_t value = 0;    // best estimate (exact when `exact`)

@@ -13,7 +13,7 @@ Quantity times(const Count &c, int64_t per_exec) {
     q.reason = "execution count unknown: " + c.reason;
     return q;
   }
-  q.value = c.value * per_exec;
+  q.value = sat_mul(c.value, per_exec);
   if (!c.exact) {
     q.set_estimated(true);
     q.reason = c.reason;

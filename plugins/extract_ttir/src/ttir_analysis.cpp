@@ -22,6 +22,8 @@
 #include <memory>
 #include <set>
 
+#include <perfbound/sdk/cancel.hpp>
+
 #include "access_analysis.hpp"
 #include "compute_analysis.hpp"
 #include "loop_analysis.hpp"
@@ -328,9 +330,19 @@ Expected<TtirModule> analyze_ttir(std::string_view text, const std::string &orig
   // MLIR parses recursively: on a thread whose stack holds kMaxTtirNesting
   // levels of it with room to spare (a level takes a few kB).
   std::optional<Expected<TtirModule>> result;
-  llvm::thread worker(std::optional<unsigned>(kTtirParseStackBytes),
-                      [&] { result.emplace(analyze_ttir_on_this_thread(text, origin, split_on)); });
+  // The analysis polls for a stop request (pb::sdk::poll_cancel) on that thread too.
+  std::function<bool()> cancel_test = pb::sdk::cancel_test_of_this_thread();
+  std::exception_ptr failure;
+  llvm::thread worker(std::optional<unsigned>(kTtirParseStackBytes), [&] {
+    pb::sdk::CancelScope cancel_scope(cancel_test);
+    try {
+      result.emplace(analyze_ttir_on_this_thread(text, origin, split_on));
+    } catch (...) {
+      failure = std::current_exception();  // a cancellation, rethrown on the caller's thread
+    }
+  });
   worker.join();
+  if (failure) std::rethrow_exception(failure);
   return std::move(*result);
 }
 
@@ -577,6 +589,7 @@ Expected<TtirModule> analyze_ttir_on_this_thread(std::string_view text, const st
   std::set<std::string> known_dialects{"builtin"};
   for (llvm::StringRef name : registry.getDialectNames()) known_dialects.insert(name.str());
   for (auto &[section, first_line] : split_sections(text, split)) {
+    pb::sdk::poll_cancel();
     SectionReader reader(context, origin, module, make_unknown_ops_opaque(section, known_dialects), first_line);
     std::string().swap(section);
     if (!reader.read()) continue;

@@ -15,6 +15,7 @@
 
 #include <perfbound/pb_host_ext_profile.h>
 #include <perfbound/sdk/input_file.hpp>
+#include <perfbound/sdk/number.hpp>
 
 #include "render.hpp"
 #include "render_html.hpp"
@@ -41,6 +42,30 @@ constexpr double kMaxGridAxis = 2147483647.0;
 constexpr double kMaxGridPrograms = 9007199254740992.0;  // 2^53
 
 /// Refuses a grid axis value that is not a whole number in 1 .. 2^31 - 1.
+/// The values a scalar argument of type `type` ("i32", "i64", "ui16", "f32",
+/// ...) may take in a sweep: integers are problem sizes and trip bounds, a
+/// whole number from 0 to the type's maximum (a negative size or 1.5
+/// elements has no run time), at most 2^53 (a double holds every integer up
+/// to there); floats any finite number; an unknown type, 0 to 2^53.
+static pb::sdk::NumberRange arg_range(const std::string &type) {
+  constexpr double kExact = 9007199254740992.0;  // 2^53
+  if (!type.empty() && (type[0] == 'f' || type == "bf16")) return pb::sdk::NumberRange::finite();
+  std::string digits = type;
+  if (digits.rfind("ui", 0) == 0) digits = digits.substr(2);
+  else if (digits.rfind("si", 0) == 0 || digits.rfind("i", 0) == 0) digits = digits.substr(digits[0] == 's' ? 2 : 1);
+  else return pb::sdk::NumberRange::whole(0, kExact);
+  const bool is_unsigned = type.rfind("ui", 0) == 0;
+  int bits = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9' || bits > 1000) return pb::sdk::NumberRange::whole(0, kExact);
+    bits = bits * 10 + (c - '0');
+  }
+  if (bits <= 0) return pb::sdk::NumberRange::whole(0, kExact);
+  const int value_bits = bits == 1 || is_unsigned ? bits : bits - 1;
+  const double max = value_bits >= 53 ? kExact : std::ldexp(1.0, value_bits) - 1;
+  return pb::sdk::NumberRange::whole(0, max);
+}
+
 static void check_grid_axis(double v, const std::string &where) {
   if (!(v >= 1) || !(v <= kMaxGridAxis) || v != std::floor(v))
     throw pb::sdk::InputError(where + ": expected a whole number of programs from 1 to 2147483647 (tl.program_id is an i32), got " +
@@ -303,6 +328,7 @@ SweepModel SweepModel::build(const json &dsl, const Rates &rates, const std::str
       if (a.value("kind", std::string()) != "scalar") continue;
       std::string key = a.value("key", std::string());
       m.arg_keys.push_back(key);
+      m.arg_ranges.push_back(arg_range(a.value("type", std::string())));
       const json &given = json_at(launch, {"args", key.c_str()});
       m.base_args.push_back(given.is_number() ? given.get<double>() : num(a.contains("value") ? a["value"] : json(), NAN));
     }
@@ -615,7 +641,10 @@ SweepConfig SweepModel::config_from_json(const json &value, const std::string &w
                                   (known.empty() ? "none" : known) + ")");
       }
       if (!v.is_number()) throw pb::sdk::InputError(where + ".args." + key + ": expected a number");
-      c.args[static_cast<size_t>(it - arg_keys.begin())] = v.get<double>();
+      const size_t k = static_cast<size_t>(it - arg_keys.begin());
+      if (std::string problem = pb::sdk::number_problem(v.get<double>(), arg_ranges[k]); !problem.empty())
+        throw pb::sdk::InputError(where + ".args." + key + " " + problem);
+      c.args[k] = v.get<double>();
     }
   }
   return c;
@@ -642,12 +671,25 @@ struct Axis {
 /// product of all axes, after sampling).
 constexpr double kMaxRangeValues = 1e15;
 
-Axis expand_range(const json &r, const std::string &where) {
-  if (r.is_number()) return Axis({r.get<double>()});
+/// Every value of a range axis is in `values` (a grid axis: whole numbers
+/// from 1 to 2^31 - 1; an argument: arg_range of its type), checked before
+/// a configuration is built: from and to, and a step or factor that keeps
+/// whole numbers whole.
+Axis expand_range(const json &r, const std::string &where, const pb::sdk::NumberRange &values) {
+  auto check = [&](double v, const std::string &at) {
+    if (std::string problem = pb::sdk::number_problem(v, values); !problem.empty())
+      throw pb::sdk::InputError(at + " " + problem);
+  };
+  if (r.is_number()) {
+    check(r.get<double>(), where);
+    return Axis({r.get<double>()});
+  }
   if (r.is_array()) {
     std::vector<double> out;
-    for (const json &v : r) {
+    for (size_t idx = 0; idx < r.size(); ++idx) {
+      const json &v = r[idx];
       if (!v.is_number()) throw pb::sdk::InputError(where + ": expected numbers");
+      check(v.get<double>(), where + "[" + std::to_string(idx) + "]");
       out.push_back(v.get<double>());
     }
     return Axis(std::move(out));
@@ -663,6 +705,9 @@ Axis expand_range(const json &r, const std::string &where) {
   Axis axis;
   axis.from = member("from");
   const double to = member("to");
+  check(axis.from, where + ".from");
+  check(to, where + ".to");
+  const bool whole = values.whole_numbers();
   if (axis.from > to)
     throw pb::sdk::InputError(where + ": the range runs backwards (from " + r["from"].dump() + " > to " + r["to"].dump() +
                               "); write it as {from: " + r["to"].dump() + ", to: " + r["from"].dump() + ", ...}");
@@ -671,10 +716,16 @@ Axis expand_range(const json &r, const std::string &where) {
   if (r.contains("mul")) {
     axis.mul = member("mul");
     if (!(axis.mul > 1) || !(axis.from > 0)) throw pb::sdk::InputError(where + ": mul must be > 1 and from > 0");
+    if (whole && axis.mul != std::floor(axis.mul))
+      throw pb::sdk::InputError(where + ".mul is " + pb::sdk::NumberRange::format(axis.mul) +
+                                "; the values are whole numbers, so the factor must be one too");
     count = std::floor(std::log(to * (1 + 1e-12) / axis.from) / std::log(axis.mul)) + 1;
   } else {
     axis.step = r.contains("step") ? member("step") : 1.0;
     if (!(axis.step > 0)) throw pb::sdk::InputError(where + ": step must be > 0");
+    if (whole && axis.step != std::floor(axis.step))
+      throw pb::sdk::InputError(where + ".step is " + pb::sdk::NumberRange::format(axis.step) +
+                                "; the values are whole numbers, so the step must be one too");
     count = std::floor((to + 1e-9 - axis.from) / axis.step) + 1;
   }
   if (!(count <= kMaxRangeValues))
@@ -698,14 +749,15 @@ std::vector<SweepConfig> SweepModel::expand(const json &spec, const std::string 
   const json grid = spec.value("grid", json::object());
   const char *names[3] = {"x", "y", "z"};
   for (size_t a = 0; a < 3; ++a)
-    axes[a] = grid.contains(names[a]) ? expand_range(grid[names[a]], where + ".grid." + names[a]) : Axis({base_grid_[a]});
+    axes[a] = grid.contains(names[a]) ? expand_range(grid[names[a]], where + ".grid." + names[a], pb::sdk::NumberRange::whole(1, kMaxGridAxis))
+                                      : Axis({base_grid_[a]});
   const json args = spec.value("args", json::object());
   for (const auto &[key, r] : args.items()) {
     auto it = std::find(arg_keys.begin(), arg_keys.end(), key);
     if (it == arg_keys.end()) throw pb::sdk::InputError(where + ".args." + key + ": the kernel has no scalar argument '" + key + "'");
   }
   for (size_t k = 0; k < arg_keys.size(); ++k)
-    axes[3 + k] = args.contains(arg_keys[k]) ? expand_range(args[arg_keys[k]], where + ".args." + arg_keys[k])
+    axes[3 + k] = args.contains(arg_keys[k]) ? expand_range(args[arg_keys[k]], where + ".args." + arg_keys[k], arg_ranges[k])
                                              : Axis({base_args[k]});
   std::array<std::unique_ptr<SweepExpr>, 3> derived;
   const json from = spec.value("grid_from", json::object());

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include <perfbound/sdk/number.hpp>
 #include <perfbound/sdk/plugin.hpp>
 
 #include "rates.hpp"
@@ -101,6 +102,10 @@ class SweepModel {
 
   std::vector<std::string> arg_keys;
   std::vector<double> base_args;
+  /// What a value of each scalar argument may be in a spec: a whole number
+  /// from 0 to its integer type's maximum (the model reads them as sizes and
+  /// trip bounds), any finite number for a float argument.
+  std::vector<pb::sdk::NumberRange> arg_ranges;
   std::string kernel;
   std::vector<std::string> limitations;  // what the model cannot vary, with lines
 
