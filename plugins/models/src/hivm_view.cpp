@@ -250,6 +250,9 @@ class ProgramReader {
   void read_blocks(const json &program);
   void add_op(const json &op);
   HivmView finish(const json &program);
+  /// The view as aggregated so far (op_work reads one record's share).
+  [[nodiscard]] const HivmView &partial() const { return view_; }
+  void set_blocks(std::optional<double> blocks) { view_.blocks = blocks; }
 
  private:
   HivmView view_;
@@ -733,6 +736,17 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
   reader.read_blocks(program);
   for (const json &op : program["ops"]) reader.add_op(op);
   return reader.finish(program);
+}
+
+OpWork op_work(const json &op, std::optional<double> blocks) {
+  ProgramReader reader("op");
+  reader.set_blocks(blocks);
+  reader.add_op(op);
+  OpWork out;
+  out.core = string_or(op, "core");
+  for (const auto &[key, cw] : reader.partial().components)
+    for (const auto &[cls, amount] : cw.by_class) out.items.push_back({cw.component, cls, amount});
+  return out;
 }
 
 HivmView HivmView::from_text(std::string_view text, const std::string &origin, const char *port) {

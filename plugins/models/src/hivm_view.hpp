@@ -230,6 +230,23 @@ struct HivmView {
 /// The msprof component of a HIVM pipe ("V" -> "vector", "MTE2" -> "mte2").
 std::string component_of_pipe(const std::string &pipe);
 
+/// The work of one op record, split the way the view aggregates it: one
+/// entry per (component, work class) with its sound amount (per-block
+/// minimum, grid excess, and what the user's facts add). `blocks` is the
+/// grid's block count (nullopt when unknown). The same rules as the view's
+/// own aggregation, applied to one record (the critical_path term weighs
+/// each op of the ordering graph with it).
+struct OpWorkItem {
+  std::string component;  // vector, cube, scalar, mte1, mte2, mte3, fixpipe
+  std::string work_class;
+  Amount amount;
+};
+struct OpWork {
+  std::string core;  // aic | aiv | "" (not on a core the view counts)
+  std::vector<OpWorkItem> items;
+};
+OpWork op_work(const json &op, std::optional<double> blocks);
+
 }  // namespace pb::models
 
 #endif  // PERFBOUND_MODELS_HIVM_VIEW_HPP

@@ -1,0 +1,84 @@
+//===- test_critical_path.cpp - the critical_path term on IR written here -===//
+//
+// Each fixture under tests/models/data/critical_path/ is a small AIV kernel
+// written for these tests. Golden numbers by hand, on the 910B3 profile:
+//   GM->UB and UB->GM: 128 B/cycle x 1.8 GHz = 230.4 GB/s per core, so one
+//   64 KiB tile (16384 f32) takes 65536 / 230.4e9 = 284.444 ns;
+//   a vadd of 16384 f32 = 65536 B / 256 B per repeat = 256 repeats at one
+//   repeat per cycle: 256 / 1.8e9 = 142.222 ns.
+// Grid 40 on 40 AIVs: one wave, so the term is the chain of one block.
+//
+//===----------------------------------------------------------------------===//
+#include "models_test_util.hpp"
+
+namespace {
+
+using modelstest::json;
+
+constexpr double kTile = 65536.0 / 230.4e9;  // 284.444 ns
+constexpr double kAdd = 256.0 / 1.8e9;       // 142.222 ns
+
+std::string fixture(const std::string &name) {
+  return (pbtest::source_dir() / "tests" / "models" / "data" / "critical_path" / (name + ".npuir.mlir")).string();
+}
+
+json run_fixture(const std::string &name, const std::vector<std::string> &extra = {}) {
+  std::vector<std::string> args{"--set", "hivm=" + fixture(name), "--set", "launch={grid=[40]}"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return modelstest::run_pipeline(modelstest::pipeline("bound_hivm.toml"), args).report;
+}
+
+double path_value(const json &report) {
+  return modelstest::seconds(modelstest::term(report, "critical_path", "hivm")["value"]);
+}
+
+}  // namespace
+
+TEST_CASE("critical_path: a loop fenced by PIPE_ALL is the sum of its pipes' work") {
+  // Per iteration load, barrier, add, barrier, store, barrier: nothing
+  // overlaps, 4 x (284.444 + 142.222 + 284.444) ns = 2,844.444 ns, where the
+  // busiest pipe (MTE2 or MTE3: 4 x 284.444 = 1,137.778 ns) is 2.5x less.
+  json report = run_fixture("pipe_all_loop");
+  const json &t = modelstest::term(report, "critical_path", "hivm");
+  CHECK(path_value(report) == doctest::Approx(4 * (kTile + kAdd + kTile)).epsilon(1e-9));
+  CHECK(t["assurance"] == "strict");
+  CHECK(modelstest::seconds(t["strict_value"]) == doctest::Approx(2844.444e-9).epsilon(1e-6));
+  CHECK(t["per_component"][0]["work"]["busiest_pipe_per_block_s"].get<double>() ==
+        doctest::Approx(4 * kTile).epsilon(1e-9));
+  CHECK(t["per_component"][0]["work"]["pipe_all_barriers_per_block"].get<double>() == 12);
+  // It is the strict bound of the kernel: every other strict term is the
+  // busiest pipe or less.
+  CHECK(modelstest::seconds(report["bound"]["strict"]) == doctest::Approx(4 * (kTile + kAdd + kTile)).epsilon(1e-9));
+  CHECK(modelstest::component(modelstest::term(report, "component_floor", "hivm"), "aiv", "mte2") ==
+        doctest::Approx(4 * kTile).epsilon(1e-9));
+}
+
+TEST_CASE("critical_path: flags that carry from one iteration to the next chain the stages") {
+  // wait(MTE3->MTE2) load set(MTE2->V) wait add set(V->MTE3) wait store
+  // set(MTE3->MTE2): the next load waits for this store, so the cycle
+  // through the loop is load + add + store every iteration, as with PIPE_ALL.
+  json report = run_fixture("single_buffer_flags");
+  CHECK(path_value(report) == doctest::Approx(4 * (kTile + kAdd + kTile)).epsilon(1e-9));
+  CHECK(modelstest::term(report, "critical_path", "hivm")["assurance"] == "strict");
+}
+
+TEST_CASE("critical_path: a double-buffered loop is its busiest pipe") {
+  // Two tiles per iteration on their own events: one tile's load overlaps the
+  // other's add, and no chain beats MTE2's 8 loads: 8 x 284.444 = 2,275.556 ns
+  // (the cycle through event 0 is one load and one add per iteration: 1,706.7 ns).
+  json report = run_fixture("double_buffer_flags");
+  CHECK(path_value(report) == doctest::Approx(8 * kTile).epsilon(1e-9));
+  CHECK(path_value(report) ==
+        doctest::Approx(modelstest::component(modelstest::term(report, "component_floor", "hivm"), "aiv", "mte2")));
+}
+
+TEST_CASE("critical_path: latency = none is the same strict value; unknown latencies are listed") {
+  json report = run_fixture("pipe_all_loop", {"--set", "path.latency=none"});
+  CHECK(path_value(report) == doctest::Approx(4 * (kTile + kAdd + kTile)).epsilon(1e-9));
+  json with = run_fixture("pipe_all_loop");
+  const json &t = modelstest::term(with, "critical_path", "hivm");
+  std::string listed;
+  for (const json &n : t["not_counted"]) listed += n["what"].get<std::string>() + ";";
+  CHECK(listed.find("dma_completion_latency") != std::string::npos);
+  CHECK(listed.find("flag_latency") != std::string::npos);
+}
