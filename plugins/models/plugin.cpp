@@ -129,8 +129,8 @@ class CriticalPath : public pb::sdk::Node {
   }
   void run(pb::sdk::RunContext &ctx) override {
     m::Rates rates = read_rates(ctx);
-    m::Term term = m::critical_path_hivm(ctx.json_input("hivm"), ctx.origin("hivm"), ctx.json_input("profile"), rates,
-                                         options_);
+    m::Term term = m::critical_path_hivm_text(ctx.text_input("hivm"), ctx.origin("hivm"), ctx.json_input("profile"),
+                                              rates, options_);
     term.producer = {{"plugin", "perfbound.models"}, {"kind", "critical_path"}, {"node", node_}};
     ctx.set_output("term", std::move(term).to_json());
   }

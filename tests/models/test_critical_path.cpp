@@ -82,3 +82,17 @@ TEST_CASE("critical_path: latency = none is the same strict value; unknown laten
   CHECK(listed.find("dma_completion_latency") != std::string::npos);
   CHECK(listed.find("flag_latency") != std::string::npos);
 }
+
+TEST_CASE("critical_path: a cross-core flag chains the cube half to the vector half") {
+  // AIC: 64 KiB GM->L1 at 256 B/cycle = 65536 / 460.8e9 = 142.222 ns, then
+  // sync_block_set flag 1. Each AIV waits for flag 1 (a wait holds every
+  // later instruction of its core), then load + add + store = 711.111 ns.
+  // The block's chain: 142.222 + 711.111 = 853.333 ns. Grid 20 on 20 AICs:
+  // one wave.
+  std::vector<std::string> args{"--set", "hivm=" + fixture("cross_core_chain"), "--set", "launch={grid=[20]}"};
+  json report = modelstest::run_pipeline(modelstest::pipeline("bound_hivm.toml"), args).report;
+  const json &t = modelstest::term(report, "critical_path", "hivm");
+  CHECK(modelstest::component(t, "aiv", "sync") == doctest::Approx(65536.0 / 460.8e9 + 2 * kTile + kAdd).epsilon(1e-9));
+  CHECK(modelstest::component(t, "aic", "sync") == doctest::Approx(65536.0 / 460.8e9).epsilon(1e-9));
+  CHECK(t["assurance"] == "strict");
+}

@@ -140,12 +140,110 @@ Count count_of(const json &c) {
   return out;
 }
 
+/// What the term keeps of one op record (the records themselves are not
+/// held: the node streams the program).
+struct OpRec {
+  int function = -1;
+  int line = 0;
+  int depth = 0;
+  std::string op, cls;
+  Count count;
+  bool regular = false;  // constant per-execution work and an exact count
+  std::string pipe;      // the first of its pipes
+  std::string from, to;  // sync operands
+  std::optional<int64_t> event;
+  std::vector<OpWorkItem> work;  // its sound work by (component, class)
+};
+
+OpRec op_record(const json &op, std::optional<double> blocks) {
+  OpRec r;
+  r.function = static_cast<int>(number(op, "function", -1));
+  r.line = static_cast<int>(number(op, "line"));
+  r.depth = static_cast<int>(number(op, "loop_depth"));
+  r.op = text(op, "op");
+  r.cls = text(op, "class");
+  r.count = count_of(member(op, "count"));
+  const json &pipes = member(op, "pipes");
+  if (pipes.is_array() && !pipes.empty() && pipes[0].is_string()) r.pipe = pipes[0].get<std::string>();
+  const json &sync = member(op, "sync");
+  r.from = text(sync, "from");
+  r.to = text(sync, "to");
+  if (member(sync, "event").is_number_integer()) r.event = member(sync, "event").get<int64_t>();
+  // An op whose per-execution values depend on the block or on a loop
+  // index is not regular: one iteration's share of its total is unknown.
+  bool tainted = false;
+  const json &notes = member(op, "notes");
+  if (notes.is_array())
+    for (const json &note : notes)
+      if (note.is_string() && note.get<std::string>().find("per-execution values are for block 0") != std::string::npos)
+        tainted = true;
+  const json &estimated = member(op, "estimated");
+  r.regular = r.count.exact && !r.count.block_dependent && !tainted && (!estimated.is_array() || estimated.empty());
+  r.work = op_work(op, blocks).items;
+  return r;
+}
+
+struct LoopInfo {
+  Count trip, entries;
+};
+
+struct FunctionInfo {
+  int index = -1;
+  std::string name, core;
+  double instances = 1;
+  int64_t first = 0, last = -1;
+};
+
+/// The program as the term reads it.
+struct ProgramModel {
+  std::optional<double> blocks;
+  std::string blocks_reason;
+  std::string dump;
+  std::vector<FunctionInfo> functions;
+  std::map<std::pair<int, int>, LoopInfo> loops;  // (function, line)
+  std::vector<OpRec> ops;
+};
+
+void read_root(ProgramModel &model, const json &root) {
+  const json &blocks = member(root, "blocks");
+  if (member(blocks, "value").is_number()) model.blocks = number(blocks, "value");
+  model.blocks_reason = text(blocks, "reason");
+  model.dump = text(member(root, "source"), "origin");
+  model.functions.clear();
+  const json &functions = member(root, "functions");
+  if (functions.is_array())
+    for (const json &fn : functions) {
+      FunctionInfo f;
+      f.index = static_cast<int>(number(fn, "index", -1));
+      f.name = text(fn, "name");
+      f.core = text(fn, "core");
+      f.instances = std::max(1.0, number(fn, "instances_per_block", 1));
+      const json &range = member(fn, "ops");
+      if (range.is_array() && range.size() == 2 && range[0].is_number_integer() && range[1].is_number_integer()) {
+        f.first = range[0].get<int64_t>();
+        f.last = range[1].get<int64_t>();
+      }
+      model.functions.push_back(std::move(f));
+    }
+  const json &loops = member(root, "loops");
+  if (loops.is_array())
+    for (const json &loop : loops)
+      model.loops[{static_cast<int>(number(loop, "function", -2)), static_cast<int>(number(loop, "line"))}] = {
+          count_of(member(loop, "trip")), count_of(member(loop, "entries"))};
+}
+
+void check_root(const json &root, const std::string &origin) {
+  const std::string where = origin + ": perfbound.hivm_program/1";
+  if (!member(root, "functions").is_array())
+    throw pb::sdk::InputError(where + ": 'functions' must be an array");
+}
+
 struct Region;
 
 /// One op record or one loop of a region, in program order.
 struct Item {
-  const json *op = nullptr;       // the op record (for a loop: its scf.for)
-  std::unique_ptr<Region> body;   // loops only
+  const OpRec *op = nullptr;     // the op record (for a loop: its scf.for)
+  std::unique_ptr<Region> body;  // loops only
 };
 
 struct Region {
@@ -157,60 +255,54 @@ struct Region {
   std::optional<double> trips;
 };
 
-struct LoopInfo {
-  Count trip, entries;
-};
-
 /// Builds the region tree of ops[first..last] from their loop depths: an
 /// scf.for at depth d owns the ops after it at depth > d.
 class TreeBuilder {
  public:
-  TreeBuilder(const json &ops, size_t first, size_t last, const std::map<int, LoopInfo> &loops)
-      : ops_(ops), pos_(first), last_(last), loops_(loops) {}
+  TreeBuilder(const std::vector<OpRec> &ops, size_t first, size_t last, int function,
+              const std::map<std::pair<int, int>, LoopInfo> &loops)
+      : ops_(ops), pos_(first), last_(last), function_(function), loops_(loops) {}
 
   std::unique_ptr<Region> build(double instances) {
     auto top = std::make_unique<Region>();
     top->executions = instances;
-    fill(*top, depth_of(pos_));
+    fill(*top, pos_ <= last_ ? ops_[pos_].depth : 0);
     return top;
   }
 
  private:
-  int depth_of(size_t idx) const { return idx <= last_ ? static_cast<int>(number(ops_[idx], "loop_depth")) : -1; }
-
   void fill(Region &region, int depth) {
     while (pos_ <= last_) {
-      const json &op = ops_[pos_];
-      int d = depth_of(pos_);
-      if (d < depth) return;
+      const OpRec &op = ops_[pos_];
+      if (op.depth < depth) return;
       ++pos_;
       Item item;
       item.op = &op;
-      if (text(op, "op") == "scf.for") {
+      if (op.op == "scf.for") {
         item.body = std::make_unique<Region>();
-        auto it = loops_.find(static_cast<int>(number(op, "line")));
-        Count loop_count = count_of(member(op, "count"));
+        auto it = loops_.find({function_, op.line});
         if (it != loops_.end()) {
           const Count &trip = it->second.trip;
           if (trip.exact && trip.max && trip.min == *trip.max) item.body->trips = trip.min;
-          if (loop_count.exact && item.body->trips) item.body->executions = loop_count.min * *item.body->trips;
+          if (op.count.exact && item.body->trips) item.body->executions = op.count.min * *item.body->trips;
         }
-        fill(*item.body, d + 1);
+        fill(*item.body, op.depth + 1);
       }
       region.items.push_back(std::move(item));
     }
   }
 
-  const json &ops_;
+  const std::vector<OpRec> &ops_;
   size_t pos_;
   size_t last_;
-  const std::map<int, LoopInfo> &loops_;
+  int function_;
+  const std::map<std::pair<int, int>, LoopInfo> &loops_;
 };
 
 /// An op runs every time its region runs (an op in an scf.if, or in a loop
 /// whose trip count is unknown, may not).
-bool unconditional(const json &op, const Region &region) {
-  Count c = count_of(member(op, "count"));
+bool unconditional(const OpRec &op, const Region &region) {
+  const Count &c = op.count;
   return region.executions && *region.executions > 0 && c.exact && !c.block_dependent && c.min >= *region.executions;
 }
 
@@ -237,17 +329,12 @@ Word cat(const Word &a, const Word &b) {
   return Word{false, a.first, b.last, a.ok && b.ok && a.last != b.first};
 }
 
-std::string flag_key(const json &op) {
-  const json &sync = member(op, "sync");
-  const json &event = member(sync, "event");
-  if (!event.is_number_integer()) return {};
-  return text(sync, "from") + ">" + text(sync, "to") + "#" + std::to_string(event.get<int64_t>());
+std::string flag_key(const OpRec &op) {
+  if (!op.event) return {};
+  return op.from + ">" + op.to + "#" + std::to_string(*op.event);
 }
 
-bool is_flag(const json &op) {
-  std::string cls = text(op, "class");
-  return cls == "set_flag" || cls == "wait_flag";
-}
+bool is_flag(const OpRec &op) { return op.cls == "set_flag" || op.cls == "wait_flag"; }
 
 /// The word of every key over a region (loops repeated).
 void key_words(const Region &region, std::map<std::string, Word> &words) {
@@ -266,11 +353,11 @@ void key_words(const Region &region, std::map<std::string, Word> &words) {
       }
       continue;
     }
-    const json &op = *item.op;
+    const OpRec &op = *item.op;
     if (!is_flag(op)) continue;
     std::string key = flag_key(op);
     if (key.empty()) continue;
-    Word letter{false, text(op, "class") == "set_flag" ? 'S' : 'W', 0, unconditional(op, region)};
+    Word letter{false, op.cls == "set_flag" ? 'S' : 'W', 0, unconditional(op, region)};
     letter.last = letter.first;
     words[key] = cat(words[key], letter);
   }
@@ -281,11 +368,13 @@ void key_words(const Region &region, std::map<std::string, Word> &words) {
 //===----------------------------------------------------------------------===//
 
 struct Node {
-  enum class Kind { Work, Set, Wait, Summary } kind = Kind::Work;
+  enum class Kind { Work, Set, Wait, Summary, CrossSet, CrossWait } kind = Kind::Work;
   int pipe = kS;
   Weights w{};           // throughput time: what the node keeps its pipe busy
   Weights tail{};        // latency after it (argued): exposed before a set_flag or barrier that waits for it
   Weights match_lat{};   // a matched wait: the flag's latency after its set (argued)
+  Weights external{};    // a cross-core wait: when the other core's matching set ran
+  int ordinal = 0;       // a cross-core set or wait: its place among its flag's sets (waits) on this core
   bool regular = false;  // constant per-execution time and exact count: an iteration's share is w / trips
   std::string key;       // flags
   int match = -1;        // a wait: index of the set it waits for, in the same segment
@@ -343,7 +432,7 @@ std::optional<Weights> start_of(const Segment &seg, const std::vector<Weights> &
 /// before it on its pipe and, for a wait_flag, after the set_flag it waits
 /// for (program order makes it a DAG); the segment ends when its last node
 /// has completed (latency included). Also the nested loops' own bounds.
-Weights longest(const Segment &seg, int report_slot, PathInfo *info) {
+Weights longest(const Segment &seg, int report_slot, PathInfo *info, std::vector<Weights> *times = nullptr) {
   const size_t n = seg.nodes.size();
   std::vector<Weights> dist(n);
   std::vector<std::array<int, kSlots>> from(n);
@@ -353,16 +442,24 @@ Weights longest(const Segment &seg, int report_slot, PathInfo *info) {
   std::array<int, kSlots> best_end;
   best_end.fill(-1);
   auto always = [](int) { return true; };
+  // A cross-core wait holds every later instruction of its core, whatever
+  // the pipe (hiascend Ascend C CrossCoreWaitFlag): a fence.
+  Weights fence{};
   for (size_t idx = 0; idx < n; ++idx) {
     const Node &node = seg.nodes[idx];
     from[idx].fill(-1);
-    std::optional<Weights> start = start_of(seg, dist, always, idx, last_on_pipe[node.pipe], &from[idx]);
-    dist[idx] = start.value_or(Weights{}) + node.w;
+    Weights start = wmax(start_of(seg, dist, always, idx, last_on_pipe[node.pipe], &from[idx]).value_or(Weights{}), fence);
+    if (node.kind == Node::Kind::CrossWait) {
+      start = wmax(start, node.external);
+      fence = start;
+    }
+    dist[idx] = start + node.w;
     Weights done = dist[idx] + node.tail;
     for (int s = 0; s < kSlots; ++s)
       if (done[s] > best[s]) best[s] = done[s], best_end[s] = static_cast<int>(idx);
     last_on_pipe[node.pipe] = static_cast<int>(idx);
   }
+  if (times != nullptr) *times = dist;
   if (info != nullptr && best_end[report_slot] >= 0 && best[report_slot] >= seg.inner[report_slot]) {
     for (int idx = best_end[report_slot]; idx >= 0; idx = from[idx][report_slot]) {
       const Node &node = seg.nodes[idx];
@@ -432,7 +529,9 @@ struct WeightContext {
   const CriticalPathOptions &options;
   std::optional<double> blocks;
   double instances = 1;
-  std::set<std::string> valid_keys;
+  std::set<std::string> valid_keys;        // intra-core flags that provably alternate
+  std::set<std::string> cross_keys;        // cross-core flags matched k-th set to k-th wait
+  std::string core;                        // of the function being analysed
   std::array<std::optional<double>, 4> latency_cycles;  // kLatencyConstants
   int report_slot = slot(kWaves, kArgued);
 };
@@ -453,13 +552,12 @@ std::optional<double> class_rate(const WeightContext &ctx, const std::string &co
 
 /// The nodes of one work op: one per pipe it keeps busy (mmadL1: MTE1 and
 /// M, with no order between them).
-void work_nodes(const json &op, const WeightContext &ctx, std::vector<Node> &out) {
-  OpWork work = op_work(op, ctx.blocks);
-  if (work.core.empty()) return;
+void work_nodes(const OpRec &op, const WeightContext &ctx, std::vector<Node> &out) {
   std::array<Weights, kPipeCount> by_pipe{};
   std::array<bool, kPipeCount> used{};
   const double blocks = ctx.blocks.value_or(0);
-  for (const OpWorkItem &item : work.items) {
+  const double k = ctx.instances;
+  for (const OpWorkItem &item : op.work) {
     int pipe = pipe_of_component(item.component);
     if (pipe < 0) continue;
     std::optional<double> rate = class_rate(ctx, item.component, item.work_class);
@@ -467,7 +565,6 @@ void work_nodes(const json &op, const WeightContext &ctx, std::vector<Node> &out
     const Amount &a = item.amount;
     const Amount g = a.with_given();
     Weights w{};
-    double k = ctx.instances;
     w[slot(kWaves, kStrict)] = a.uniform / k / *rate;
     w[slot(kWaves, kGiven)] = g.uniform / k / *rate;
     w[slot(kMean, kStrict)] = a.grid(blocks) / k / *rate;
@@ -483,25 +580,17 @@ void work_nodes(const json &op, const WeightContext &ctx, std::vector<Node> &out
     by_pipe[pipe] += w;
     used[pipe] = true;
   }
-  Count count = count_of(member(op, "count"));
-  bool tainted = false;
-  for (const json &note : member(op, "notes").is_array() ? member(op, "notes") : json::array())
-    if (note.is_string() && note.get<std::string>().find("per-execution values are for block 0") != std::string::npos)
-      tainted = true;
-  const json &estimated = member(op, "estimated");
-  bool regular = count.exact && !count.block_dependent && !tainted && (!estimated.is_array() || estimated.empty());
-  bool dma = text(op, "class") == "dma";
   for (int p = 0; p < kPipeCount; ++p) {
     if (!used[p]) continue;
     Node node;
     node.kind = Node::Kind::Work;
     node.pipe = p;
     node.w = by_pipe[p];
-    node.regular = regular;
-    node.line = static_cast<int>(number(op, "line"));
-    node.op = text(op, "op");
-    node.executions = count.min / ctx.instances;
-    node.dma = dma;
+    node.regular = op.regular;
+    node.line = op.line;
+    node.op = op.op;
+    node.executions = op.count.min / k;
+    node.dma = op.cls == "dma";
     out.push_back(std::move(node));
   }
 }
@@ -520,14 +609,12 @@ void add_latency(Weights &w, const WeightContext &ctx, int constant, double exec
 /// Tracks, per flag key, the last set_flag and wait_flag of the current
 /// segment, to match each wait to the set before it.
 struct FlagState {
-  std::map<std::string, int> last_set;       // key -> node index of a set with no wait after it yet
-  std::map<std::string, int> first_wait;     // key -> first wait of the segment (wrap candidates)
-  std::map<std::string, int> last_kind;      // key -> 'S' / 'W' of the last one in this segment
-  std::set<std::string> broken;              // a nested loop holds the key: no wrap
+  std::map<std::string, int> last_set;    // key -> node index of a set with no wait after it yet
+  std::map<std::string, int> first_wait;  // key -> first wait of the segment (wrap candidates)
+  std::map<std::string, int> last_kind;   // key -> 'S' / 'W' of the last one in this segment
+  std::set<std::string> broken;           // a nested loop holds the key: no wrap
   void reset() { last_set.clear(), first_wait.clear(), last_kind.clear(), broken.clear(); }
 };
-
-Summary analyze(const Region &region, WeightContext &ctx);
 
 /// The nodes of a closed loop's first (or last) iteration: an iteration's
 /// share of each regular node; 0 for the others (their time is not known per
@@ -557,73 +644,84 @@ void close_segment(Summary &out, Segment &cur, bool &seen_barrier, const WeightC
   cur = Segment{};
 }
 
-Summary analyze(const Region &region, WeightContext &ctx) {
+/// The key of a cross-core flag: the core that sets it and its id.
+std::string cross_key(const OpRec &op, const std::string &core) {
+  if (!op.event) return {};
+  bool set = op.op == "hivm.hir.sync_block_set";
+  std::string setter = set ? core : (core == "aic" ? "aiv" : "aic");
+  return "cc:" + setter + "#" + std::to_string(*op.event);
+}
+
+bool is_cross(const OpRec &op) { return op.op == "hivm.hir.sync_block_set" || op.op == "hivm.hir.sync_block_wait"; }
+
+/// The loop at `item`: the wrap segment of a closed loop (its last
+/// iteration's tail, then the next iteration's head), its set_flag at the
+/// end of one iteration matched to the wait_flag at the start of the next.
+Segment wrap_segment(const Summary &sub, double trips) {
+  Segment wrap;
+  append_instance(wrap, sub.tail, trips, trips - 1);
+  const int tail_count = static_cast<int>(wrap.nodes.size());
+  append_instance(wrap, sub.head, trips, trips - 1);
+  // Only the tail's last op of a key can precede the head's first: the
+  // segments between the barriers come before the tail in an iteration.
+  std::map<std::string, int> last_set;
+  for (int idx = 0; idx < static_cast<int>(wrap.nodes.size()); ++idx) {
+    Node &node = wrap.nodes[idx];
+    if (node.key.empty() || (node.kind != Node::Kind::Set && node.kind != Node::Kind::Wait)) continue;
+    if (node.kind == Node::Kind::Set) {
+      last_set[node.key] = idx;
+      continue;
+    }
+    if (idx >= tail_count && node.match < 0) {
+      auto it = last_set.find(node.key);
+      if (it != last_set.end() && it->second < tail_count) node.match = it->second;
+    }
+    last_set.erase(node.key);
+  }
+  return wrap;
+}
+
+Summary analyze(const Region &region, WeightContext &ctx, bool top) {
   Summary out;
   Segment cur;
   bool seen_barrier = false;
   FlagState flags;
+  std::map<std::string, int> cross_seen;  // key -> occurrences so far (top level)
   auto add_node = [&](Node node) {
     out.pipe_total[node.pipe] += node.w;
     cur.nodes.push_back(std::move(node));
   };
   for (const Item &item : region.items) {
-    const json &op = *item.op;
+    const OpRec &op = *item.op;
     if (item.body) {
-      Summary sub = analyze(*item.body, ctx);
+      Summary sub = analyze(*item.body, ctx, false);
       for (int p = 0; p < kPipeCount; ++p) out.pipe_total[p] += sub.pipe_total[p];
       // A key the loop holds breaks matching across it (its last set is
       // inside the loop, where this segment cannot see it).
       std::map<std::string, Word> inner;
       key_words(*item.body, inner);
-      for (const auto &[key, w] : inner) {
-        flags.last_set.erase(key);
-        flags.broken.insert(key);
-        flags.last_kind[key] = 'X';
+      for (const auto &entry : inner) {
+        flags.last_set.erase(entry.first);
+        flags.broken.insert(entry.first);
+        flags.last_kind[entry.first] = 'X';
       }
       bool runs_exactly = unconditional(op, region) && item.body->trips && *item.body->trips >= 1;
       if (sub.closed && runs_exactly) {
         // A loop with a PIPE_ALL barrier in every iteration: its first
         // iteration's head belongs to this segment, then come the segments
-        // between its barriers, the (last iteration's tail + next iteration's
-        // head) wraps, and its last iteration's tail starts the next segment.
+        // between its barriers and the wraps (one iteration's tail and the
+        // next one's head), and its last iteration's tail starts the next
+        // segment.
         const double trips = *item.body->trips;
         append_instance(cur, sub.head, trips, 1.0);
+        close_segment(out, cur, seen_barrier, ctx);
+        out.middle += sub.middle;
+        out.barriers += sub.barriers;
         out.path.lines.insert(out.path.lines.end(), sub.path.lines.begin(), sub.path.lines.end());
         out.path.flag_waits += sub.path.flag_waits;
         out.path.dma += sub.path.dma;
         out.path.work_ops += sub.path.work_ops;
-        close_segment(out, cur, seen_barrier, ctx);
-        out.middle += sub.middle;
-        out.barriers += sub.barriers;
-        if (trips >= 2) {
-          Segment wrap;
-          append_instance(wrap, sub.tail, trips, trips - 1);
-          // A set at the end of an iteration and the wait at the start of
-          // the next: the wrap's own matching (FlagState is per segment).
-          int tail_count = static_cast<int>(wrap.nodes.size());
-          append_instance(wrap, sub.head, trips, trips - 1);
-          std::map<std::string, int> last_set;
-          for (int idx = 0; idx < static_cast<int>(wrap.nodes.size()); ++idx) {
-            Node &node = wrap.nodes[idx];
-            if (node.key.empty()) continue;
-            if (node.kind == Node::Kind::Set) last_set[node.key] = idx;
-            if (node.kind == Node::Kind::Wait) {
-              if (idx >= tail_count && node.match < 0) {
-                auto it = last_set.find(node.key);
-                if (it != last_set.end() && it->second < tail_count) node.match = it->second;
-              }
-              last_set.erase(node.key);
-            }
-          }
-          // A key with key ops between the head and the tail (in the
-          // middle segments) must not match across: only the tail's last
-          // op of a key may precede the head's first. The per-segment
-          // FlagState of the body already cleared such keys from the tail
-          // (a set followed by a wait), and a set in the middle is never in
-          // the wrap. A set in the tail followed, in the middle of the next
-          // iteration... cannot happen: the head comes first.
-          out.middle += longest(wrap, ctx.report_slot, &out.path);
-        }
+        if (trips >= 2) out.middle += longest(wrap_segment(sub, trips), ctx.report_slot, &out.path);
         append_instance(cur, sub.tail, trips, 1.0);
         flags.reset();
         continue;
@@ -637,22 +735,20 @@ Summary analyze(const Region &region, WeightContext &ctx) {
         node.kind = Node::Kind::Summary;
         node.pipe = p;
         node.w = sub.pipe_total[p];
-        node.line = static_cast<int>(number(op, "line"));
+        node.line = op.line;
         node.op = "scf.for";
         cur.nodes.push_back(std::move(node));
       }
-      if (own[ctx.report_slot] > cur.inner[ctx.report_slot]) cur.inner_line = static_cast<int>(number(op, "line"));
+      if (own[ctx.report_slot] > cur.inner[ctx.report_slot]) cur.inner_line = op.line;
       cur.inner = wmax(cur.inner, own);
       continue;
     }
 
-    const std::string cls = text(op, "class");
-    if (cls == "pipe_barrier") {
-      if (text(member(op, "sync"), "from") == "ALL" && unconditional(op, region)) {
-        Count c = count_of(member(op, "count"));
-        out.barriers += c.min / ctx.instances;
+    if (op.cls == "pipe_barrier") {
+      if (op.from == "ALL" && unconditional(op, region)) {
+        out.barriers += op.count.min / ctx.instances;
         Weights lat{};
-        add_latency(lat, ctx, 2, c.min / ctx.instances);
+        add_latency(lat, ctx, 2, op.count.min / ctx.instances);
         out.middle += lat;
         // Every earlier instruction completes before the barrier lets the
         // next one start: the last DMA of each pipe exposes its latency.
@@ -666,21 +762,37 @@ Summary analyze(const Region &region, WeightContext &ctx) {
       }
       continue;  // a barrier on one pipe adds nothing to throughput order
     }
+    if (is_cross(op)) {
+      std::string key = cross_key(op, ctx.core);
+      if (!top || key.empty() || ctx.cross_keys.count(key) == 0) continue;
+      int pipe = pipe_index(op.op == "hivm.hir.sync_block_set" ? op.from : op.to);
+      if (pipe < 0) pipe = kS;
+      Node node;
+      node.kind = op.op == "hivm.hir.sync_block_set" ? Node::Kind::CrossSet : Node::Kind::CrossWait;
+      node.pipe = pipe;
+      node.key = key;
+      node.match = -1;
+      node.line = op.line;
+      node.op = op.op;
+      node.ordinal = cross_seen[key]++;
+      node.regular = true;
+      add_node(std::move(node));
+      continue;
+    }
     if (is_flag(op)) {
       std::string key = flag_key(op);
       if (key.empty() || ctx.valid_keys.count(key) == 0) continue;
-      const json &pipes = member(op, "pipes");
-      int pipe = pipes.is_array() && !pipes.empty() && pipes[0].is_string() ? pipe_index(pipes[0].get<std::string>()) : -1;
+      int pipe = pipe_index(op.pipe);
       if (pipe < 0) continue;
       Node node;
       node.pipe = pipe;
       node.key = key;
-      node.line = static_cast<int>(number(op, "line"));
-      node.op = text(op, "op");
-      node.executions = count_of(member(op, "count")).min / ctx.instances;
+      node.line = op.line;
+      node.op = op.op;
+      node.executions = op.count.min / ctx.instances;
       node.regular = true;
       const int idx = static_cast<int>(cur.nodes.size());
-      if (cls == "set_flag") {
+      if (op.cls == "set_flag") {
         node.kind = Node::Kind::Set;
         // set_flag waits for every earlier instruction of its pipe to
         // complete: the DMA just before it exposes its latency.
@@ -731,54 +843,51 @@ Summary analyze(const Region &region, WeightContext &ctx) {
   return out;
 }
 
-/// The chain of one function per block and core instance.
+/// One function's analysis per block and core instance.
 struct FunctionPath {
   std::string name, core;
   double instances = 1;
+  Summary summary;
   Weights chain{};
   Weights busiest{};  // the busiest pipe alone, for comparison
-  double barriers = 0;
   PathInfo path;
 };
 
-FunctionPath function_path(const json &program, const json &fn, WeightContext &ctx) {
-  FunctionPath fp;
-  fp.name = text(fn, "name");
-  fp.core = text(fn, "core");
-  fp.instances = std::max(1.0, number(fn, "instances_per_block", 1));
-  const json &range = member(fn, "ops");
-  const json &ops = member(program, "ops");
-  if (!range.is_array() || range.size() != 2 || !range[0].is_number_integer() || !range[1].is_number_integer())
-    return fp;
-  auto first = range[0].get<int64_t>(), last = range[1].get<int64_t>();
-  if (first < 0 || last < first || static_cast<size_t>(last) >= ops.size()) return fp;
-
-  const int index = static_cast<int>(number(fn, "index", -1));
-  std::map<int, LoopInfo> loops;
-  for (const json &loop : member(program, "loops").is_array() ? member(program, "loops") : json::array())
-    if (static_cast<int>(number(loop, "function", -2)) == index)
-      loops[static_cast<int>(number(loop, "line"))] = {count_of(member(loop, "trip")), count_of(member(loop, "entries"))};
-
-  TreeBuilder builder(ops, static_cast<size_t>(first), static_cast<size_t>(last), loops);
-  std::unique_ptr<Region> top = builder.build(fp.instances);
-  std::map<std::string, Word> words;
-  key_words(*top, words);
-  ctx.valid_keys.clear();
-  for (const auto &[key, w] : words)
-    if (w.ok && !w.empty && w.first == 'S') ctx.valid_keys.insert(key);
-  ctx.instances = fp.instances;
-
-  Summary s = analyze(*top, ctx);
-  PathInfo info = s.path;
-  Weights total = longest(s.head, ctx.report_slot, &info);
-  if (s.closed) total += s.middle + longest(s.tail, ctx.report_slot, &info);
-  fp.chain = total;
-  for (const Weights &w : s.pipe_total) fp.busiest = wmax(fp.busiest, w);
-  fp.barriers = s.barriers;
-  fp.path = std::move(info);
-  std::sort(fp.path.lines.begin(), fp.path.lines.end());
-  fp.path.lines.erase(std::unique(fp.path.lines.begin(), fp.path.lines.end()), fp.path.lines.end());
-  return fp;
+/// Which cross-core flags give edges: every sync_block_set and
+/// sync_block_wait of the flag runs unconditionally at the top of its
+/// function (not in a loop). Only the sets and waits in the first segment of
+/// a function (before its first PIPE_ALL) are joined; the others give no
+/// edge, which only shortens the path. The k-th wait of a flag then
+/// waits for its k-th set: each flag id is a counter that a set increments
+/// and a wait decrements (hiascend Ascend C CrossCoreSetFlag/WaitFlag).
+std::set<std::string> cross_keys_of(const ProgramModel &model, const std::vector<std::unique_ptr<Region>> &tops) {
+  std::map<std::string, bool> ok;
+  std::map<std::string, std::array<int, 2>> counts;  // sets, waits
+  for (size_t f = 0; f < model.functions.size(); ++f) {
+    const FunctionInfo &fn = model.functions[f];
+    if (!tops[f]) continue;
+    std::function<void(const Region &, bool)> walk = [&](const Region &region, bool top) {
+      for (const Item &item : region.items) {
+        if (item.body) {
+          walk(*item.body, false);
+          continue;
+        }
+        const OpRec &op = *item.op;
+        if (!is_cross(op)) continue;
+        std::string key = cross_key(op, fn.core);
+        if (key.empty()) continue;
+        bool good = top && unconditional(op, region) && op.count.min == fn.instances;
+        auto [it, fresh] = ok.emplace(key, good);
+        if (!fresh) it->second = it->second && good;
+        counts[key][op.op == "hivm.hir.sync_block_set" ? 0 : 1] += 1;
+      }
+    };
+    walk(*tops[f], true);
+  }
+  std::set<std::string> keys;
+  for (const auto &[key, good] : ok)
+    if (good && counts[key][0] > 0 && counts[key][1] > 0) keys.insert(key);
+  return keys;
 }
 
 std::string join_lines(const std::vector<int> &lines, size_t keep) {
@@ -788,34 +897,25 @@ std::string join_lines(const std::vector<int> &lines, size_t keep) {
   return out;
 }
 
-}  // namespace
-
-Term critical_path_hivm(const json &program, const std::string &origin, const json &profile, const Rates &rates,
+Term critical_path_term(ProgramModel model, const std::string &origin, const json &profile, const Rates &rates,
                         const CriticalPathOptions &options) {
   Term t;
   t.name = "critical_path";
   t.tier = "hivm";
   t.role = "floor";
-  const std::string where = origin + ": perfbound.hivm_program/1";
-  const json &functions = pb::sdk::require(program, "functions", where);
-  const json &ops = pb::sdk::require(program, "ops", where);
-  if (!functions.is_array() || !ops.is_array())
-    throw pb::sdk::InputError(where + ": 'functions' and 'ops' must be arrays");
-  std::string dump = text(member(program, "source"), "origin");
-  if (dump.empty()) dump = origin;
-
-  const json &blocks_doc = member(program, "blocks");
-  std::optional<double> blocks;
-  if (member(blocks_doc, "value").is_number()) blocks = number(blocks_doc, "value");
-  if (!blocks || *blocks <= 0) {
-    t.value = Time::unknown("the number of blocks is unknown: " + text(blocks_doc, "reason"));
+  std::string dump = model.dump.empty() ? origin : model.dump;
+  t.formula = "T_cp = max(waves x chain per block, sum over blocks of the chain / slots); the chain: the longest "
+              "path through in-order pipes, PIPE_ALL barriers, matched set_flag/wait_flag pairs and cross-core "
+              "flags, each op weighed by its work at its pipe's rate";
+  if (!model.blocks || *model.blocks <= 0) {
+    t.value = Time::unknown("the number of blocks is unknown" +
+                            (model.blocks_reason.empty() ? std::string() : ": " + model.blocks_reason));
     t.strict_value = t.value;
     t.not_counted.push_back({"the whole kernel", "no block count (give launch.grid)"});
-    t.formula = "T_cp = max(waves x chain per block, grid chain / slots)";
     return t;
   }
 
-  WeightContext ctx{rates, options, blocks, 1.0, {}, {}, slot(kWaves, kArgued)};
+  WeightContext ctx{rates, options, model.blocks, 1.0, {}, {}, {}, {}, slot(kWaves, kArgued)};
   const json &constants = member(member(profile, "calibration"), "constants");
   for (int idx = 0; idx < 4; ++idx) {
     const json &c = member(constants, kLatencyConstants[idx]);
@@ -833,25 +933,84 @@ Term critical_path_hivm(const json &program, const std::string &origin, const js
                   std::string("calibration:") + kLatencyConstants[idx], "per event on the critical path", ""},
                  "argued", kArgumentLatency);
   }
+
   bool has_aic = false, has_aiv = false;
   double aiv_instances = 1;
-  for (const json &fn : functions) {
-    std::string core = text(fn, "core");
-    if (core == "aic") has_aic = true;
-    if (core == "aiv") has_aiv = true, aiv_instances = std::max(aiv_instances, number(fn, "instances_per_block", 1));
+  std::vector<std::unique_ptr<Region>> tops(model.functions.size());
+  for (size_t f = 0; f < model.functions.size(); ++f) {
+    const FunctionInfo &fn = model.functions[f];
+    if (fn.core != "aic" && fn.core != "aiv") continue;
+    if (fn.first < 0 || fn.last < fn.first || static_cast<size_t>(fn.last) >= model.ops.size()) continue;
+    if (fn.core == "aic") has_aic = true;
+    if (fn.core == "aiv") has_aiv = true, aiv_instances = std::max(aiv_instances, fn.instances);
+    TreeBuilder builder(model.ops, static_cast<size_t>(fn.first), static_cast<size_t>(fn.last), fn.index, model.loops);
+    tops[f] = builder.build(fn.instances);
   }
-  Schedule s = make_schedule(*blocks, has_aic, has_aiv, aiv_instances, rates);
+  Schedule s = make_schedule(*model.blocks, has_aic, has_aiv, aiv_instances, rates);
   t.schedule = s.to_json();
+  ctx.cross_keys = cross_keys_of(model, tops);
 
-  for (const json &fn : functions) {
-    std::string core = text(fn, "core");
-    if (core != "aic" && core != "aiv") continue;
-    FunctionPath fp = function_path(program, fn, ctx);
+  std::vector<FunctionPath> paths(model.functions.size());
+  for (size_t f = 0; f < model.functions.size(); ++f) {
+    if (!tops[f]) continue;
+    const FunctionInfo &fn = model.functions[f];
+    FunctionPath &fp = paths[f];
+    fp.name = fn.name;
+    fp.core = fn.core;
+    fp.instances = fn.instances;
+    std::map<std::string, Word> words;
+    key_words(*tops[f], words);
+    ctx.valid_keys.clear();
+    for (const auto &[key, w] : words)
+      if (w.ok && !w.empty && w.first == 'S') ctx.valid_keys.insert(key);
+    ctx.instances = fn.instances;
+    ctx.core = fn.core;
+    fp.summary = analyze(*tops[f], ctx, true);
+    for (const Weights &w : fp.summary.pipe_total) fp.busiest = wmax(fp.busiest, w);
+  }
+
+  // The chains of the block's functions, joined by cross-core flags: a wait
+  // starts no earlier than the other core's matching set. Repeated until no
+  // set moves (each round moves at least one wait later, and the flags form
+  // no cycle that could move forever: a wait's set never depends on it).
+  std::map<std::pair<std::string, int>, Weights> set_times;
+  const size_t rounds = ctx.cross_keys.size() * 2 + 2;
+  for (size_t round = 0; round < rounds; ++round) {
+    std::map<std::pair<std::string, int>, Weights> next;
+    for (size_t f = 0; f < paths.size(); ++f) {
+      if (!tops[f]) continue;
+      FunctionPath &fp = paths[f];
+      Segment &head = fp.summary.head;
+      for (Node &node : head.nodes)
+        if (node.kind == Node::Kind::CrossWait) {
+          auto it = set_times.find({node.key, node.ordinal});
+          node.external = it != set_times.end() ? it->second : Weights{};
+        }
+      PathInfo info = fp.summary.path;
+      std::vector<Weights> times;
+      Weights total = longest(head, ctx.report_slot, &info, &times);
+      for (size_t idx = 0; idx < head.nodes.size(); ++idx)
+        if (head.nodes[idx].kind == Node::Kind::CrossSet) {
+          auto key = std::make_pair(head.nodes[idx].key, head.nodes[idx].ordinal);
+          next[key] = wmax(next[key], times[idx]);
+        }
+      if (fp.summary.closed) total += fp.summary.middle + longest(fp.summary.tail, ctx.report_slot, &info);
+      fp.chain = total;
+      fp.path = std::move(info);
+    }
+    if (next == set_times) break;
+    set_times = std::move(next);
+  }
+
+  for (FunctionPath &fp : paths) {
+    if (fp.core.empty()) continue;
+    std::sort(fp.path.lines.begin(), fp.path.lines.end());
+    fp.path.lines.erase(std::unique(fp.path.lines.begin(), fp.path.lines.end()), fp.path.lines.end());
     auto form_value = [&](const Weights &w, Claim c) {
       return std::max(s.waves * w[slot(kWaves, c)], w[slot(kMean, c)] / s.slots);
     };
     ComponentValue cv;
-    cv.core = core;
+    cv.core = fp.core;
     cv.component = "sync";
     double strict = form_value(fp.chain, kStrict), given = form_value(fp.chain, kGiven),
            argued = form_value(fp.chain, kArgued);
@@ -865,7 +1024,7 @@ Term critical_path_hivm(const json &program, const std::string &origin, const js
     cv.work["busiest_pipe_per_block_s"] = fp.busiest[slot(kWaves, kArgued)];
     cv.work["waves_form_s"] = s.waves * fp.chain[slot(kWaves, kArgued)];
     cv.work["mean_form_s"] = fp.chain[slot(kMean, kArgued)] / s.slots;
-    cv.work["pipe_all_barriers_per_block"] = fp.barriers;
+    cv.work["pipe_all_barriers_per_block"] = fp.summary.barriers;
     cv.work["flag_waits_on_path_per_block"] = fp.path.flag_waits;
     cv.work["dma_on_path_per_block"] = fp.path.dma;
     cv.work["path_lines"] = fp.path.lines;
@@ -878,15 +1037,44 @@ Term critical_path_hivm(const json &program, const std::string &origin, const js
       t.evidence.push_back(std::move(e));
     }
   }
-  for (int idx = 0; idx < 4; ++idx)
-    if (!ctx.latency_cycles[idx])
-      t.not_counted.push_back({std::string("latency ") + kLatencyConstants[idx],
-                               "the profile's calibration has no such constant (measure it: docs/profiles.md)"});
-  t.formula = "T_cp = max(waves x chain per block, sum over blocks of the chain / slots); the chain: the longest "
-              "path through in-order pipes, PIPE_ALL barriers and matched set_flag/wait_flag pairs, each op weighed "
-              "by its work at its pipe's rate";
+  if (options.latency != "none")
+    for (int idx = 0; idx < 4; ++idx)
+      if (!ctx.latency_cycles[idx])
+        t.not_counted.push_back({std::string("latency ") + kLatencyConstants[idx],
+                                 "the profile's calibration has no such constant (measure it: docs/profiles.md)"});
   t.settle();
   return t;
+}
+
+}  // namespace
+
+Term critical_path_hivm(const json &program, const std::string &origin, const json &profile, const Rates &rates,
+                        const CriticalPathOptions &options) {
+  const std::string where = origin + ": perfbound.hivm_program/1";
+  const json &ops = pb::sdk::require(program, "ops", where);
+  if (!ops.is_array()) throw pb::sdk::InputError(where + ": 'ops' must be an array");
+  check_root(program, origin);
+  ProgramModel model;
+  read_root(model, program);
+  model.ops.reserve(ops.size());
+  for (const json &op : ops) model.ops.push_back(op_record(op, model.blocks));
+  return critical_path_term(std::move(model), origin, profile, rates, options);
+}
+
+Term critical_path_hivm_text(std::string_view text, const std::string &origin, const json &profile, const Rates &rates,
+                             const CriticalPathOptions &options) {
+  ProgramModel model;
+  std::optional<double> blocks;
+  json root = stream_program(
+      text, origin, "hivm", {"blocks", "functions", "loops", "source"},
+      [&](const json &head) {
+        const json &b = member(head, "blocks");
+        if (member(b, "value").is_number()) blocks = number(b, "value");
+      },
+      [&](const json &op) { model.ops.push_back(op_record(op, blocks)); });
+  check_root(root, origin);
+  read_root(model, root);
+  return critical_path_term(std::move(model), origin, profile, rates, options);
 }
 
 }  // namespace pb::models

@@ -21,6 +21,7 @@
 #define PERFBOUND_MODELS_CRITICAL_PATH_HPP
 
 #include <string>
+#include <string_view>
 
 #include "rates.hpp"
 #include "term.hpp"
@@ -41,6 +42,11 @@ struct CriticalPathOptions {
 /// pb::sdk::InputError naming `origin` when the program is malformed.
 Term critical_path_hivm(const json &program, const std::string &origin, const json &profile, const Rates &rates,
                         const CriticalPathOptions &options);
+
+/// The same from the program's JSON text, streamed: the op records are
+/// never held as a DOM (what the node runs).
+Term critical_path_hivm_text(std::string_view text, const std::string &origin, const json &profile, const Rates &rates,
+                             const CriticalPathOptions &options);
 
 /// The latency calibration constants the term reads (cycles each), in the
 /// order the report lists the unknown ones.

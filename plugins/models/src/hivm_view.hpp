@@ -20,6 +20,7 @@
 #ifndef PERFBOUND_MODELS_HIVM_VIEW_HPP
 #define PERFBOUND_MODELS_HIVM_VIEW_HPP
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -246,6 +247,17 @@ struct OpWork {
   std::vector<OpWorkItem> items;
 };
 OpWork op_work(const json &op, std::optional<double> blocks);
+
+/// Streams the text of a perfbound.hivm_program/1 without holding its ops:
+/// `on_blocks` is called once with the root members read so far (among
+/// `members`, and always `blocks`) before the first op is handed to
+/// `on_op`; each element of `ops` is then handed over as soon as it is
+/// complete and dropped. Returns the root members in `members` (`ops`
+/// empty). Throws pb::sdk::InputError "<origin>: input '<port>' is not
+/// valid JSON" on invalid JSON.
+json stream_program(std::string_view text, const std::string &origin, const char *port,
+                    const std::vector<std::string> &members, const std::function<void(const json &root)> &on_blocks,
+                    const std::function<void(const json &op)> &on_op);
 
 }  // namespace pb::models
 
