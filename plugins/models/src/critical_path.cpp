@@ -82,6 +82,11 @@ constexpr int kSlots = static_cast<int>(kClaims) * static_cast<int>(kForms);
 constexpr int slot(Form f, Claim c) { return static_cast<int>(f) * static_cast<int>(kClaims) + static_cast<int>(c); }
 using Weights = std::array<double, kSlots>;
 
+Weights operator-(const Weights &a, const Weights &b) {
+  Weights out{};
+  for (int s = 0; s < kSlots; ++s) out[s] = a[s] - b[s];
+  return out;
+}
 Weights operator+(const Weights &a, const Weights &b) {
   Weights out{};
   for (int s = 0; s < kSlots; ++s) out[s] = a[s] + b[s];
@@ -524,6 +529,16 @@ struct Summary {
   PathInfo path;                           // what the middle's longest paths cross
 };
 
+/// A loop whose PIPE_ALL barriers serialize its pipes: what the chain
+/// through it costs against its busiest pipe (for the findings).
+struct SerializedLoop {
+  int line = 0;
+  double trips = 0;
+  double barriers_per_iteration = 0;
+  Weights chain{};    // the loop's barrier segments and wraps, per block
+  Weights busiest{};  // its busiest pipe, per block
+};
+
 struct WeightContext {
   const Rates &rates;
   const CriticalPathOptions &options;
@@ -534,6 +549,7 @@ struct WeightContext {
   std::string core;                        // of the function being analysed
   std::array<std::optional<double>, 4> latency_cycles;  // kLatencyConstants
   int report_slot = slot(kWaves, kArgued);
+  std::vector<SerializedLoop> serialized;  // of the function being analysed
 };
 
 std::optional<double> class_rate(const WeightContext &ctx, const std::string &component, const std::string &cls) {
@@ -721,7 +737,16 @@ Summary analyze(const Region &region, WeightContext &ctx, bool top) {
         out.path.flag_waits += sub.path.flag_waits;
         out.path.dma += sub.path.dma;
         out.path.work_ops += sub.path.work_ops;
-        if (trips >= 2) out.middle += longest(wrap_segment(sub, trips), ctx.report_slot, &out.path);
+        Weights chain = sub.middle;
+        if (trips >= 2) chain += longest(wrap_segment(sub, trips), ctx.report_slot, &out.path);
+        out.middle += chain - sub.middle;
+        SerializedLoop note;
+        note.line = op.line;
+        note.trips = trips;
+        note.barriers_per_iteration = item.body->executions ? sub.barriers * ctx.instances / *item.body->executions : 0;
+        note.chain = chain;
+        for (const Weights &w : sub.pipe_total) note.busiest = wmax(note.busiest, w);
+        ctx.serialized.push_back(note);
         append_instance(cur, sub.tail, trips, 1.0);
         flags.reset();
         continue;
@@ -851,6 +876,7 @@ struct FunctionPath {
   Weights chain{};
   Weights busiest{};  // the busiest pipe alone, for comparison
   PathInfo path;
+  std::vector<SerializedLoop> serialized;
 };
 
 /// Which cross-core flags give edges: every sync_block_set and
@@ -915,7 +941,7 @@ Term critical_path_term(ProgramModel model, const std::string &origin, const jso
     return t;
   }
 
-  WeightContext ctx{rates, options, model.blocks, 1.0, {}, {}, {}, {}, slot(kWaves, kArgued)};
+  WeightContext ctx{rates, options, model.blocks, 1.0, {}, {}, {}, {}, slot(kWaves, kArgued), {}};
   const json &constants = member(member(profile, "calibration"), "constants");
   for (int idx = 0; idx < 4; ++idx) {
     const json &c = member(constants, kLatencyConstants[idx]);
@@ -965,7 +991,9 @@ Term critical_path_term(ProgramModel model, const std::string &origin, const jso
       if (w.ok && !w.empty && w.first == 'S') ctx.valid_keys.insert(key);
     ctx.instances = fn.instances;
     ctx.core = fn.core;
+    ctx.serialized.clear();
     fp.summary = analyze(*tops[f], ctx, true);
+    fp.serialized = std::move(ctx.serialized);
     for (const Weights &w : fp.summary.pipe_total) fp.busiest = wmax(fp.busiest, w);
   }
 
@@ -1028,6 +1056,17 @@ Term critical_path_term(ProgramModel model, const std::string &origin, const jso
     cv.work["flag_waits_on_path_per_block"] = fp.path.flag_waits;
     cv.work["dma_on_path_per_block"] = fp.path.dma;
     cv.work["path_lines"] = fp.path.lines;
+    json loops = json::array();
+    for (const SerializedLoop &l : fp.serialized) {
+      double chain = l.chain[slot(kWaves, kStrict)], busiest = l.busiest[slot(kWaves, kStrict)];
+      if (!(chain > busiest * 1.0001)) continue;  // barriers that cost nothing beyond the busiest pipe
+      loops.push_back({{"line", l.line},
+                       {"trips", l.trips},
+                       {"pipe_all_barriers_per_iteration", l.barriers_per_iteration},
+                       {"chain_per_block_s", chain},
+                       {"busiest_pipe_per_block_s", busiest}});
+    }
+    cv.work["serialized_loops"] = std::move(loops);
     t.per_component.push_back(std::move(cv));
     if (!fp.path.lines.empty()) {
       json e = json::object();
