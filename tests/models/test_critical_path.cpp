@@ -40,17 +40,17 @@ TEST_CASE("critical_path: a loop fenced by PIPE_ALL is the sum of its pipes' wor
   // busiest pipe (MTE2 or MTE3: 4 x 284.444 = 1,137.778 ns) is 2.5x less.
   json report = run_fixture("pipe_all_loop");
   const json &t = modelstest::term(report, "critical_path", "hivm");
-  CHECK(path_value(report) == doctest::Approx(4 * (kTile + kAdd + kTile)).epsilon(1e-9));
+  CHECK(path_value(report) == doctest::Approx(4 * (kTile + kAdd + kTile)).epsilon(1e-9).scale(0));
   CHECK(t["assurance"] == "strict");
-  CHECK(modelstest::seconds(t["strict_value"]) == doctest::Approx(2844.444e-9).epsilon(1e-6));
+  CHECK(modelstest::seconds(t["strict_value"]) == doctest::Approx(2844.444e-9).epsilon(1e-6).scale(0));
   CHECK(t["per_component"][0]["work"]["busiest_pipe_per_block_s"].get<double>() ==
-        doctest::Approx(4 * kTile).epsilon(1e-9));
+        doctest::Approx(4 * kTile).epsilon(1e-9).scale(0));
   CHECK(t["per_component"][0]["work"]["pipe_all_barriers_per_block"].get<double>() == 12);
   // It is the strict bound of the kernel: every other strict term is the
   // busiest pipe or less.
-  CHECK(modelstest::seconds(report["bound"]["strict"]) == doctest::Approx(4 * (kTile + kAdd + kTile)).epsilon(1e-9));
+  CHECK(modelstest::seconds(report["bound"]["strict"]) == doctest::Approx(4 * (kTile + kAdd + kTile)).epsilon(1e-9).scale(0));
   CHECK(modelstest::component(modelstest::term(report, "component_floor", "hivm"), "aiv", "mte2") ==
-        doctest::Approx(4 * kTile).epsilon(1e-9));
+        doctest::Approx(4 * kTile).epsilon(1e-9).scale(0));
 }
 
 TEST_CASE("critical_path: flags that carry from one iteration to the next chain the stages") {
@@ -58,7 +58,7 @@ TEST_CASE("critical_path: flags that carry from one iteration to the next chain 
   // set(MTE3->MTE2): the next load waits for this store, so the cycle
   // through the loop is load + add + store every iteration, as with PIPE_ALL.
   json report = run_fixture("single_buffer_flags");
-  CHECK(path_value(report) == doctest::Approx(4 * (kTile + kAdd + kTile)).epsilon(1e-9));
+  CHECK(path_value(report) == doctest::Approx(4 * (kTile + kAdd + kTile)).epsilon(1e-9).scale(0));
   CHECK(modelstest::term(report, "critical_path", "hivm")["assurance"] == "strict");
 }
 
@@ -67,14 +67,16 @@ TEST_CASE("critical_path: a double-buffered loop is its busiest pipe") {
   // other's add, and no chain beats MTE2's 8 loads: 8 x 284.444 = 2,275.556 ns
   // (the cycle through event 0 is one load and one add per iteration: 1,706.7 ns).
   json report = run_fixture("double_buffer_flags");
-  CHECK(path_value(report) == doctest::Approx(8 * kTile).epsilon(1e-9));
+  CHECK(path_value(report) == doctest::Approx(8 * kTile).epsilon(1e-9).scale(0));
   CHECK(path_value(report) ==
-        doctest::Approx(modelstest::component(modelstest::term(report, "component_floor", "hivm"), "aiv", "mte2")));
+        doctest::Approx(modelstest::component(modelstest::term(report, "component_floor", "hivm"), "aiv", "mte2"))
+            .epsilon(1e-9)
+            .scale(0));
 }
 
 TEST_CASE("critical_path: latency = none is the same strict value; unknown latencies are listed") {
   json report = run_fixture("pipe_all_loop", {"--set", "path.latency=none"});
-  CHECK(path_value(report) == doctest::Approx(4 * (kTile + kAdd + kTile)).epsilon(1e-9));
+  CHECK(path_value(report) == doctest::Approx(4 * (kTile + kAdd + kTile)).epsilon(1e-9).scale(0));
   json with = run_fixture("pipe_all_loop");
   const json &t = modelstest::term(with, "critical_path", "hivm");
   std::string listed;
@@ -92,8 +94,8 @@ TEST_CASE("critical_path: a cross-core flag chains the cube half to the vector h
   std::vector<std::string> args{"--set", "hivm=" + fixture("cross_core_chain"), "--set", "launch={grid=[20]}"};
   json report = modelstest::run_pipeline(modelstest::pipeline("bound_hivm.toml"), args).report;
   const json &t = modelstest::term(report, "critical_path", "hivm");
-  CHECK(modelstest::component(t, "aiv", "sync") == doctest::Approx(65536.0 / 460.8e9 + 2 * kTile + kAdd).epsilon(1e-9));
-  CHECK(modelstest::component(t, "aic", "sync") == doctest::Approx(65536.0 / 460.8e9).epsilon(1e-9));
+  CHECK(modelstest::component(t, "aiv", "sync") == doctest::Approx(65536.0 / 460.8e9 + 2 * kTile + kAdd).epsilon(1e-9).scale(0));
+  CHECK(modelstest::component(t, "aic", "sync") == doctest::Approx(65536.0 / 460.8e9).epsilon(1e-9).scale(0));
   CHECK(t["assurance"] == "strict");
 }
 
@@ -110,9 +112,9 @@ TEST_CASE("critical_path: with a measurement the report names the latency, the c
   const json &lat = report["attribution"]["latency"];
   CHECK(lat["events_per_block"].get<double>() == 20);
   double explained = modelstest::seconds(report["attribution"]["explained"]);
-  CHECK(modelstest::seconds(lat["unexplained"]) == doctest::Approx(20e-6 - 4 * (kTile + kAdd + kTile) - explained));
+  CHECK(modelstest::seconds(lat["unexplained"]) == doctest::Approx(20e-6 - 4 * (kTile + kAdd + kTile) - explained).epsilon(1e-9).scale(0));
   CHECK(modelstest::seconds(lat["implied_per_event"]) ==
-        doctest::Approx((20e-6 - 4 * (kTile + kAdd + kTile) - explained) / 20));
+        doctest::Approx((20e-6 - 4 * (kTile + kAdd + kTile) - explained) / 20).epsilon(1e-9).scale(0));
   CHECK(report["verdict"]["class"] == "latency-bound");
   CHECK(report["verdict"]["unit"] == "sync");
   CHECK(report["verdict"]["latency"].get<std::string>().find("12 PIPE_ALL barriers") != std::string::npos);
