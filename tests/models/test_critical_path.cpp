@@ -82,7 +82,7 @@ TEST_CASE("critical_path: latency = none is the same strict value; unknown laten
   std::string listed;
   for (const json &n : t["not_counted"]) listed += n["what"].get<std::string>() + ";";
   CHECK(listed.find("dma_completion_latency") != std::string::npos);
-  CHECK(listed.find("flag_latency") != std::string::npos);
+  CHECK(listed.find("pipe_barrier_all_latency") != std::string::npos);
 }
 
 TEST_CASE("critical_path: a cross-core flag chains the cube half to the vector half") {

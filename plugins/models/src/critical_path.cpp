@@ -35,16 +35,16 @@
 
 namespace pb::models {
 
-const char *const kLatencyConstants[4] = {"dma_completion_latency", "flag_latency", "pipe_barrier_all_latency",
-                                         "scalar_gm_load_latency"};
+const char *const kLatencyConstants[kLatencyConstantCount] = {"dma_completion_latency", "pipe_barrier_all_latency"};
 
 const char *const kArgumentLatency =
-    "A calibrated latency is the fastest time a microbenchmark measured between an event and the first instruction "
-    "that waits for it: a DMA's issue and the set_flag (or barrier) that needs it complete, a set_flag and its "
-    "wait_flag, a PIPE_ALL barrier and the next instruction. On the critical path each such wait is exposed once per "
-    "execution, because the next node of the path cannot start before it; the figure is a measured minimum over "
-    "repeated single-event chains (perfbound calibrate, docs/profiles.md), so it is argued, not theoretical: "
-    "latency = \"none\" leaves it out.";
+    "A calibrated latency is the slope, over launches of different lengths, of the fastest launch of a "
+    "microbenchmark whose only work is a chain of one kind of event, per event as this term counts them on that "
+    "microbenchmark's own dump (bench/calibration/latency/): dma_completion_latency for a small DMA whose set_flag "
+    "the next DMA waits on (issue to release, the flag included), pipe_barrier_all_latency for a PIPE_ALL between "
+    "two short ops. On the critical path the next node cannot start before such an event completes, so each is "
+    "exposed once per execution. It is argued, not theoretical: a microbenchmark's chain may hide part of an "
+    "event's cost in a neighbour's; latency = \"none\" leaves it out.";
 
 namespace {
 
@@ -377,7 +377,6 @@ struct Node {
   int pipe = kS;
   Weights w{};           // throughput time: what the node keeps its pipe busy
   Weights tail{};        // latency after it (argued): exposed before a set_flag or barrier that waits for it
-  Weights match_lat{};   // a matched wait: the flag's latency after its set (argued)
   Weights external{};    // a cross-core wait: when the other core's matching set ran
   int ordinal = 0;       // a cross-core set or wait: its place among its flag's sets (waits) on this core
   bool regular = false;  // constant per-execution time and exact count: an iteration's share is w / trips
@@ -406,7 +405,7 @@ struct PathInfo {
 /// When node `idx` can start, from the nodes before it that are reached:
 /// the node before it on its pipe (plus that node's latency when `idx` is
 /// a set_flag, which waits for it to complete) and, for a wait_flag, the
-/// set_flag it waits for (plus the flag's latency).
+/// set_flag it waits for.
 template <class Reached>
 std::optional<Weights> start_of(const Segment &seg, const std::vector<Weights> &dist, const Reached &reached, size_t idx,
                                 int prev, std::array<int, kSlots> *from) {
@@ -418,7 +417,7 @@ std::optional<Weights> start_of(const Segment &seg, const std::vector<Weights> &
     if (from != nullptr) from->fill(prev);
   }
   if (node.match >= 0 && reached(node.match)) {
-    Weights via = dist[node.match] + node.match_lat;
+    const Weights &via = dist[node.match];
     if (!start) {
       start = via;
       if (from != nullptr) from->fill(node.match);
@@ -503,7 +502,7 @@ Weights open_loop_bound(const Segment &body, const std::vector<std::pair<int, in
       const Node &node = body.nodes[idx];
       if (static_cast<int>(idx) == wait_idx) {
         reached[idx] = true;
-        dist[idx] = node.match_lat + node.w;  // the wrap edge: the set of the iteration before, plus the flag's latency
+        dist[idx] = node.w;  // reached through the wrap edge: the set at the end of the iteration before
       } else if (static_cast<int>(idx) > wait_idx) {
         std::optional<Weights> start = start_of(body, dist, is_reached, idx, last_on_pipe[node.pipe], nullptr);
         if (start) {
@@ -547,7 +546,7 @@ struct WeightContext {
   std::set<std::string> valid_keys;        // intra-core flags that provably alternate
   std::set<std::string> cross_keys;        // cross-core flags matched k-th set to k-th wait
   std::string core;                        // of the function being analysed
-  std::array<std::optional<double>, 4> latency_cycles;  // kLatencyConstants
+  std::array<std::optional<double>, kLatencyConstantCount> latency_cycles;  // kLatencyConstants
   int report_slot = slot(kWaves, kArgued);
   std::vector<SerializedLoop> serialized;  // of the function being analysed
 };
@@ -642,7 +641,6 @@ void append_instance(Segment &to, const Segment &from, double trips, double keep
     double share = node.regular ? keep_share / trips : 0.0;
     copy.w = scaled(node.w, share);
     copy.tail = scaled(node.tail, share);
-    copy.match_lat = scaled(node.match_lat, share);
     if (copy.match >= 0) copy.match += offset;
     copy.executions = node.executions / trips * keep_share;
     to.nodes.push_back(std::move(copy));
@@ -772,16 +770,12 @@ Summary analyze(const Region &region, WeightContext &ctx, bool top) {
     if (op.cls == "pipe_barrier") {
       if (op.from == "ALL" && unconditional(op, region)) {
         out.barriers += op.count.min / ctx.instances;
+        // The barrier's own turnaround (argued). Not the completion latency
+        // of the DMAs before it as well: the barrier microbenchmark's
+        // turnaround may overlap it, and a latency must not be counted twice.
         Weights lat{};
-        add_latency(lat, ctx, 2, op.count.min / ctx.instances);
+        add_latency(lat, ctx, 1, op.count.min / ctx.instances);
         out.middle += lat;
-        // Every earlier instruction completes before the barrier lets the
-        // next one start: the last DMA of each pipe exposes its latency.
-        std::array<int, kPipeCount> last{};
-        last.fill(-1);
-        for (size_t idx = 0; idx < cur.nodes.size(); ++idx) last[cur.nodes[idx].pipe] = static_cast<int>(idx);
-        for (int idx : last)
-          if (idx >= 0 && cur.nodes[idx].dma) add_latency(cur.nodes[idx].tail, ctx, 0, cur.nodes[idx].executions);
         close_segment(out, cur, seen_barrier, ctx);
         flags.reset();
       }
@@ -834,7 +828,6 @@ Summary analyze(const Region &region, WeightContext &ctx, bool top) {
         auto it = flags.last_set.find(key);
         if (it != flags.last_set.end()) {
           node.match = it->second;
-          add_latency(node.match_lat, ctx, 1, node.executions);
           flags.last_set.erase(it);
         }
         if (flags.last_kind.count(key) == 0) flags.first_wait[key] = idx;
@@ -857,8 +850,6 @@ Summary analyze(const Region &region, WeightContext &ctx, bool top) {
       auto set = flags.last_set.find(key);
       if (set == flags.last_set.end() || set->second < wait_idx) continue;
       out.wraps.emplace_back(wait_idx, set->second);
-      Node &wait = cur.nodes[wait_idx];
-      add_latency(wait.match_lat, ctx, 1, wait.executions);
     }
     out.head = std::move(cur);
   } else {
@@ -943,7 +934,7 @@ Term critical_path_term(ProgramModel model, const std::string &origin, const jso
 
   WeightContext ctx{rates, options, model.blocks, 1.0, {}, {}, {}, {}, slot(kWaves, kArgued), {}};
   const json &constants = member(member(profile, "calibration"), "constants");
-  for (int idx = 0; idx < 4; ++idx) {
+  for (int idx = 0; idx < kLatencyConstantCount; ++idx) {
     const json &c = member(constants, kLatencyConstants[idx]);
     if (!member(c, "value").is_number()) continue;
     if (text(c, "unit") != "cycle" && text(c, "unit") != "cycles")
@@ -1077,7 +1068,7 @@ Term critical_path_term(ProgramModel model, const std::string &origin, const jso
     }
   }
   if (options.latency != "none")
-    for (int idx = 0; idx < 4; ++idx)
+    for (int idx = 0; idx < kLatencyConstantCount; ++idx)
       if (!ctx.latency_cycles[idx])
         t.not_counted.push_back({std::string("latency ") + kLatencyConstants[idx],
                                  "the profile's calibration has no such constant (measure it: docs/profiles.md)"});

@@ -50,7 +50,8 @@ Term critical_path_hivm_text(std::string_view text, const std::string &origin, c
 
 /// The latency calibration constants the term reads (cycles each), in the
 /// order the report lists the unknown ones.
-extern const char *const kLatencyConstants[4];
+inline constexpr int kLatencyConstantCount = 2;
+extern const char *const kLatencyConstants[kLatencyConstantCount];
 extern const char *const kArgumentLatency;
 
 }  // namespace pb::models
