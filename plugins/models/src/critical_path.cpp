@@ -395,11 +395,26 @@ struct Segment {
 };
 
 /// What the longest path in a segment crosses, for the slot that is reported.
+struct PathStep {
+  int line = 0;
+  std::string op;
+  int pipe = kS;
+  double seconds = 0;  // per block (waves form, reported claim)
+};
+
 struct PathInfo {
+  std::vector<PathStep> steps;  // in time order
   std::vector<int> lines;
   double flag_waits = 0;  // matched wait_flags on the path, per block
   double dma = 0;         // DMA executions on the path, per block
   double work_ops = 0;
+  void append(const PathInfo &later) {
+    steps.insert(steps.end(), later.steps.begin(), later.steps.end());
+    lines.insert(lines.end(), later.lines.begin(), later.lines.end());
+    flag_waits += later.flag_waits;
+    dma += later.dma;
+    work_ops += later.work_ops;
+  }
 };
 
 /// When node `idx` can start, from the nodes before it that are reached:
@@ -431,6 +446,8 @@ std::optional<Weights> start_of(const Segment &seg, const std::vector<Weights> &
   }
   return start;
 }
+
+constexpr size_t kMaxSteps = 256;  // steps of the path kept for the report (the lines are all kept)
 
 /// The longest path through a segment: each node starts after the node
 /// before it on its pipe and, for a wait_flag, after the set_flag it waits
@@ -465,6 +482,7 @@ Weights longest(const Segment &seg, int report_slot, PathInfo *info, std::vector
   }
   if (times != nullptr) *times = dist;
   if (info != nullptr && best_end[report_slot] >= 0 && best[report_slot] >= seg.inner[report_slot]) {
+    std::vector<PathStep> steps;
     for (int idx = best_end[report_slot]; idx >= 0; idx = from[idx][report_slot]) {
       const Node &node = seg.nodes[idx];
       if (node.kind == Node::Kind::Wait && node.match >= 0 && from[idx][report_slot] == node.match)
@@ -473,10 +491,14 @@ Weights longest(const Segment &seg, int report_slot, PathInfo *info, std::vector
       if (node.kind == Node::Kind::Work || node.kind == Node::Kind::Summary) {
         info->work_ops += 1;
         if (node.line > 0 && info->lines.size() < 64) info->lines.push_back(node.line);
+        if (node.w[report_slot] + node.tail[report_slot] > 0)
+          steps.push_back({node.line, node.op, node.pipe, node.w[report_slot] + node.tail[report_slot]});
       }
     }
+    if (info->steps.size() < kMaxSteps) info->steps.insert(info->steps.end(), steps.rbegin(), steps.rend());
   } else if (info != nullptr && seg.inner_line > 0 && info->lines.size() < 64) {
     info->lines.push_back(seg.inner_line);
+    if (info->steps.size() < kMaxSteps) info->steps.push_back({seg.inner_line, "scf.for (its own bound)", kS, seg.inner[report_slot]});
   }
   return wmax(best, seg.inner);
 }
@@ -731,10 +753,7 @@ Summary analyze(const Region &region, WeightContext &ctx, bool top) {
         close_segment(out, cur, seen_barrier, ctx);
         out.middle += sub.middle;
         out.barriers += sub.barriers;
-        out.path.lines.insert(out.path.lines.end(), sub.path.lines.begin(), sub.path.lines.end());
-        out.path.flag_waits += sub.path.flag_waits;
-        out.path.dma += sub.path.dma;
-        out.path.work_ops += sub.path.work_ops;
+        out.path.append(sub.path);
         Weights chain = sub.middle;
         if (trips >= 2) chain += longest(wrap_segment(sub, trips), ctx.report_slot, &out.path);
         out.middle += chain - sub.middle;
@@ -1005,7 +1024,7 @@ Term critical_path_term(ProgramModel model, const std::string &origin, const jso
           auto it = set_times.find({node.key, node.ordinal});
           node.external = it != set_times.end() ? it->second : Weights{};
         }
-      PathInfo info = fp.summary.path;
+      PathInfo info;
       std::vector<Weights> times;
       Weights total = longest(head, ctx.report_slot, &info, &times);
       for (size_t idx = 0; idx < head.nodes.size(); ++idx)
@@ -1013,7 +1032,10 @@ Term critical_path_term(ProgramModel model, const std::string &origin, const jso
           auto key = std::make_pair(head.nodes[idx].key, head.nodes[idx].ordinal);
           next[key] = wmax(next[key], times[idx]);
         }
-      if (fp.summary.closed) total += fp.summary.middle + longest(fp.summary.tail, ctx.report_slot, &info);
+      if (fp.summary.closed) {
+        info.append(fp.summary.path);  // the segments between barriers, in program order
+        total += fp.summary.middle + longest(fp.summary.tail, ctx.report_slot, &info);
+      }
       fp.chain = total;
       fp.path = std::move(info);
     }
@@ -1047,6 +1069,12 @@ Term critical_path_term(ProgramModel model, const std::string &origin, const jso
     cv.work["flag_waits_on_path_per_block"] = fp.path.flag_waits;
     cv.work["dma_on_path_per_block"] = fp.path.dma;
     cv.work["path_lines"] = fp.path.lines;
+    json steps = json::array();
+    for (const PathStep &step : fp.path.steps) {
+      if (steps.size() >= kMaxSteps) break;
+      steps.push_back({{"line", step.line}, {"op", step.op}, {"pipe", kPipeNames[step.pipe]}, {"seconds_per_block", step.seconds}});
+    }
+    cv.work["path"] = std::move(steps);
     json loops = json::array();
     for (const SerializedLoop &l : fp.serialized) {
       double chain = l.chain[slot(kWaves, kStrict)], busiest = l.busiest[slot(kWaves, kStrict)];
