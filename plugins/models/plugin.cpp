@@ -16,6 +16,7 @@
 #include <mutex>
 
 #include "combine.hpp"
+#include "critical_path.hpp"
 #include "examples.hpp"
 #include "render.hpp"
 #include "sweep.hpp"
@@ -122,6 +123,28 @@ using ComponentFloor = Kind<kComponent, &m::component_floor_dsl, &m::component_f
 using Memory = Kind<kMemory, &m::memory_dsl, &m::memory_hivm>;
 using Serialization = Kind<kSerial, nullptr, &m::serialization_hivm>;
 using IssueFloor = Kind<kIssue, nullptr, &m::issue_floor_hivm>;
+
+/// `critical_path`: the longest chain through the block's orderings. It
+/// reads the program itself: hivm_work has no op order.
+class CriticalPath : public pb::sdk::Node {
+ public:
+  explicit CriticalPath(const pb::sdk::Params &params) : node_(params.node_id()) {
+    const json &raw = params.raw();
+    if (raw.contains("latency")) options_.latency = raw["latency"].get<std::string>();
+    if (raw.contains("issue_per_cycle")) options_.issue_per_cycle = raw["issue_per_cycle"].get<double>();
+  }
+  void run(pb::sdk::RunContext &ctx) override {
+    m::Rates rates = read_rates(ctx);
+    m::Term term = m::critical_path_hivm_text(ctx.text_input("hivm"), ctx.origin("hivm"), ctx.json_input("profile"),
+                                              rates, options_);
+    term.producer = {{"plugin", "perfbound.models"}, {"kind", "critical_path"}, {"node", node_}};
+    ctx.set_output("term", std::move(term).to_json());
+  }
+
+ private:
+  std::string node_;
+  m::CriticalPathOptions options_;
+};
 
 class Combiner : public pb::sdk::Node {
  public:
@@ -254,6 +277,19 @@ pb::sdk::PluginSpec describe() {
       {pb::sdk::param("issue_per_cycle", PB_PARAM_FLOAT, 1.0, "instructions the scalar unit issues per cycle").at_least(0.01).at_most(64),
        pb::sdk::choice_param("instruction_count", "guaranteed", {"guaranteed", "as_written"},
                              "guaranteed: only instructions the backend cannot remove (strict); as_written: every IR op (argued)")}));
+  spec.kinds.push_back(pb::sdk::kind<CriticalPath>(
+      "critical_path",
+      "Longest chain of work through in-order pipes, PIPE_ALL barriers and set_flag/wait_flag pairs, per block (HIVM)",
+      {pb::sdk::input("hivm", m::kHivmSchema, "HIVM program (the op order; hivm_work has none)"),
+       pb::sdk::input("profile", m::kProfileSchema, "hardware profile with its calibration")},
+      term_output(),
+      {pb::sdk::choice_param("latency", "calibrated", {"calibrated", "none"},
+                             "calibrated: add the calibration's per-event latencies on the chain (argued); none: "
+                             "throughput only (strict)"),
+       pb::sdk::param("issue_per_cycle", PB_PARAM_FLOAT, 1.0,
+                      "instructions the scalar unit issues per cycle (scalar work on the chain, argued)")
+           .at_least(0.01)
+           .at_most(64)}));
   spec.kinds.push_back(pb::sdk::kind<Combiner>(
       "combiner", "Composes the terms wired in into the bound report: two limits, verdict, attribution, findings",
       {pb::sdk::multi_input("terms", m::kTermSchema, "every term to compose (any tier, any plugin)"),

@@ -24,9 +24,9 @@ TEST_CASE("cli: the Markdown report a kernel author reads first") {
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(r.out.find("## perfbound: `add_kernel` on ascend_910b3") != std::string::npos);
-  // The strict bound is the DSL grid floor (test_golden.cpp: 14.5778 us);
+  // The strict bound is the HIVM critical path (test_golden.cpp: 25.5111 us);
   // the cold-cache HBM floors are argued.
-  CHECK(r.out.find("| **bound** | **146.972 us** (hivm tier, memory on hbm, argued; strict 14.5778 us) |") != std::string::npos);
+  CHECK(r.out.find("| **bound** | **146.972 us** (hivm tier, memory on hbm, argued; strict 25.5111 us) |") != std::string::npos);
   CHECK(r.out.find("| verdict | memory-bound, unit mte2") != std::string::npos);
   CHECK(r.out.find("| T_bound_DSL | 111.848 us (memory on hbm, argued; strict 14.5778 us) |") != std::string::npos);
   // What the bound counted, in the same report.

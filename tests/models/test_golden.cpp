@@ -75,17 +75,20 @@ TEST_CASE("golden: vector add 16M is memory-bound (DSL and HIVM tiers)") {
   CHECK(core["component"] == "mte2");
 
   // The bound is the larger limit: HIVM 146.972 us (argued). Strict: the
-  // DSL grid floor's GM reads, 205 waves x 16384 B per program at 230.4 GB/s
-  // = 14.577778 us (above the mean form 134217728 / (40 x 230.4e9) =
-  // 14.563556 us).
+  // HIVM critical path. Per block the two loads (8 KiB each, one after the
+  // other on MTE2, 35.556 ns each at 230.4 GB/s), then (set_flag/wait_flag)
+  // the vadd (32 repeats, 17.778 ns), then (set_flag/wait_flag) the store
+  // (35.556 ns): 124.444 ns per block x 205 waves = 25.511111 us, above the
+  // DSL grid floor's GM reads (205 waves x 16384 B at 230.4 GB/s = 14.577778 us).
   const json &bound = report["bound"];
   CHECK(seconds(bound) == doctest::Approx(146.97193e-6).epsilon(1e-5));
   CHECK(bound["tier"] == "hivm");
   CHECK(bound["binding_term"] == "memory");
   CHECK(bound["binding_component"] == "hbm");
   CHECK(bound["assurance"] == "argued");
-  CHECK(seconds(bound["strict"]) == doctest::Approx(14.577778e-6).epsilon(1e-6));
-  CHECK(bound["strict"]["binding_term"] == "grid_floor");
+  CHECK(seconds(bound["strict"]) == doctest::Approx(25.511111e-6).epsilon(1e-6).scale(0));
+  CHECK(bound["strict"]["binding_term"] == "critical_path");
+  CHECK(seconds(term(report, "grid_floor", "dsl")["strict_value"]) == doctest::Approx(14.577778e-6).epsilon(1e-6).scale(0));
   CHECK(seconds(report["limits"]["dsl"]) == doctest::Approx(111.848107e-6).epsilon(1e-6));
   CHECK(report["limits"]["invariant"]["holds"] == true);
   // Reads (2 x 64 MiB) exceed writes (64 MiB): MTE2 carries the binding traffic.
@@ -171,7 +174,14 @@ TEST_CASE("golden: seeded_serial ON is vector-bound plus its barriers (HIVM tier
   CHECK(bound["binding_term"] == "component_floor+serialization");
   CHECK(bound["binding_component"] == "vector");
   CHECK(bound["binding_core"] == "aiv");
-  CHECK(seconds(bound["strict"]) == doctest::Approx(1875.0578e-6).epsilon(1e-6));
+  // Strict: the critical path. Per block stream A's load and store (8 KiB
+  // each, 35.556 ns at 230.4 GB/s) chained by their flag, the PIPE_ALL at
+  // line 46, then the FMA loop's 32,768 repeats (18,204.444 ns) between
+  // stream B's load and store, whose per-block minimum is 0 bytes (B has
+  // 65,536 elements: 32 blocks): 18,275.556 ns x 103 waves = 1,882.3822 us,
+  // above the vector component's 103 x 32,768 / 1.8e9 = 1,875.0578 us.
+  CHECK(seconds(bound["strict"]) == doctest::Approx(1882.3822e-6).epsilon(1e-6).scale(0));
+  CHECK(bound["strict"]["binding_term"] == "critical_path");
   CHECK(report["verdict"]["class"] == "compute-bound");
   CHECK(report["verdict"]["unit"] == "vector");
   // The redundant pipe_barrier[PIPE_ALL] after stream A's store (line 46) is

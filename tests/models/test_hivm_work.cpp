@@ -36,10 +36,14 @@ inputs = { hivm = "inputs.hivm", launch = "inputs.launch", profile = "inputs.pro
   for (const auto &[node, kind] : terms)
     toml += std::string("[nodes.") + node + "]\nplugin = \"perfbound.models\"\nkind = \"" + kind +
             "\"\ninputs = { hivm = \"ops.program\", profile = \"inputs.profile\" }\n";
-  toml += R"([nodes.bound]
+  toml += R"([nodes.path]
+plugin = "perfbound.models"
+kind = "critical_path"
+inputs = { hivm = "ops.program", profile = "inputs.profile" }
+[nodes.bound]
 plugin = "perfbound.models"
 kind = "combiner"
-inputs = { terms = ["grid.term", "core.term", "memory.term", "serial.term", "issue.term"], hivm = "ops.program", profile = "inputs.profile" }
+inputs = { terms = ["grid.term", "core.term", "memory.term", "serial.term", "issue.term", "path.term"], hivm = "ops.program", profile = "inputs.profile" }
 [outputs]
 bound = "bound.report"
 findings = "bound.findings"

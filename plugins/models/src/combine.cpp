@@ -432,6 +432,92 @@ void coalescing_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Find
   gaps.push_back(std::move(gap));
 }
 
+/// What the critical path (docs/model.md §3.6) says about latency: the
+/// serialized events on each core's chain per block (PIPE_ALL barriers,
+/// matched wait_flags, DMA completions), the loops whose barriers make the
+/// chain longer than their busiest pipe, and the chain per block.
+struct LatencyChain {
+  std::string core, function;
+  double events = 0, barriers = 0, flag_waits = 0, dma = 0;
+  double chain = 0, busiest = 0;
+  std::vector<int> lines;
+};
+
+std::vector<LatencyChain> latency_chains(const Context &ctx) {
+  std::vector<LatencyChain> out;
+  const Term *t = find_term(ctx.in.terms, "critical_path", "hivm");
+  if (t == nullptr) return out;
+  for (const ComponentValue &cv : t->per_component) {
+    const json &w = cv.work;
+    LatencyChain c;
+    c.core = cv.core;
+    c.function = w.value("function", std::string());
+    c.barriers = w.value("pipe_all_barriers_per_block", 0.0);
+    c.flag_waits = w.value("flag_waits_on_path_per_block", 0.0);
+    c.dma = w.value("dma_on_path_per_block", 0.0);
+    c.events = c.barriers + c.flag_waits + c.dma;
+    c.chain = w.value("strict_chain_per_block_s", 0.0);
+    c.busiest = w.value("busiest_pipe_per_block_s", 0.0);
+    if (w.contains("path_lines") && w["path_lines"].is_array())
+      for (const json &l : w["path_lines"])
+        if (l.is_number_integer()) c.lines.push_back(l.get<int>());
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+void latency_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Finding> &findings) {
+  const Term *t = find_term(ctx.in.terms, "critical_path", "hivm");
+  if (t == nullptr) return;
+  Gap gap{"latency",
+          "serialized latency: waits on the critical path (DMA completions, set_flag/wait_flag pairs, PIPE_ALL "
+          "barriers) whose per-event latency the bound does not count",
+          std::nullopt, "the critical_path term's chain per block (docs/model.md §3.6)", json::array(),
+          "per-event latencies are not in the profile's calibration; with a measurement, attribution.latency gives "
+          "what each event would have to cost"};
+  double waves = t->schedule.is_object() ? t->schedule.value("waves", 0.0) : 0.0;
+  for (const LatencyChain &c : latency_chains(ctx)) {
+    gap.evidence.push_back({{"core", c.core},
+                            {"function", c.function},
+                            {"events_per_block", c.events},
+                            {"pipe_all_barriers_per_block", c.barriers},
+                            {"flag_waits_per_block", c.flag_waits},
+                            {"dma_completions_per_block", c.dma},
+                            {"chain_per_block_s", c.chain},
+                            {"busiest_pipe_per_block_s", c.busiest},
+                            {"lines", c.lines}});
+  }
+  // Loops whose PIPE_ALL barriers serialize DMA and compute: the chain they
+  // force beyond their busiest pipe, the time double-buffering could save.
+  for (const ComponentValue &cv : t->per_component) {
+    const json &loops = cv.work.contains("serialized_loops") ? cv.work["serialized_loops"] : json();
+    if (!loops.is_array()) continue;
+    for (const json &l : loops) {
+      double chain = l.value("chain_per_block_s", 0.0), busiest = l.value("busiest_pipe_per_block_s", 0.0);
+      int line = l.value("line", 0);
+      Finding f;
+      f.id = "latency.serialized_loop." + cv.core + "." + std::to_string(line);
+      f.category = "serialization";
+      f.title = "the loop at line " + std::to_string(line) + " on " + cv.core + " runs " +
+                u::format_number(l.value("pipe_all_barriers_per_iteration", 0.0)) +
+                " pipe_barrier[PIPE_ALL] per iteration: its chain is " + human_seconds(chain) +
+                " per block against " + human_seconds(busiest) + " on its busiest pipe";
+      f.action = "double-buffer the loop: give the DMA and the compute separate buffers and order them with "
+                 "set_flag/wait_flag instead of PIPE_ALL, so one tile's transfer overlaps the other's compute";
+      if (waves > 0) {
+        f.gain = (chain - busiest) * waves;
+        f.basis = "estimate (diagnostic): (chain - busiest pipe) per block x waves, throughput only";
+      } else {
+        f.gain_reason = "the schedule is unknown";
+      }
+      f.evidence.push_back(l);
+      f.source = source_of(ctx.in.hivm != nullptr ? ctx.in.hivm->origin : std::string(), line, "");
+      findings.push_back(std::move(f));
+    }
+  }
+  gaps.push_back(std::move(gap));
+}
+
 void serialization_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Finding> &findings) {
   Gap gap{"gap3", "avoidable serialization: barriers and handoffs between work that shares no buffer", std::nullopt,
           "estimate (diagnostic): calibration pipe_barrier_all_cost for PIPE_ALL, vector.head_latency for PIPE_V",
@@ -900,6 +986,7 @@ json combine(CombineInputs in, const CombineOptions &options) {
   coalescing_gap(ctx, gaps, findings);
   serialization_gap(ctx, gaps, findings);
   intra_unit_gap(ctx, gaps, findings);
+  latency_gap(ctx, gaps, findings);
   if (invariant.contains("holds") && invariant["holds"].is_boolean() && !invariant["holds"].get<bool>()) {
     Finding f;
     f.id = "invariant.dsl_above_hivm";
@@ -937,6 +1024,41 @@ json combine(CombineInputs in, const CombineOptions &options) {
     attribution["gap"] = Time::unknown("no measurement given").to_json();
     attribution["explained"] = Time::known(explained).to_json();
     attribution["note"] = "each gap is the estimated time a fix would save (separate what-ifs, not additive)";
+  }
+  // With a measurement, the time no throughput term explains, set against
+  // the critical path's serialized events: what each would have to cost.
+  if (options.measured_seconds && chosen != nullptr) {
+    double unexplained = std::max(0.0, *options.measured_seconds - *chosen->value.seconds - explained);
+    const Term *cp = find_term(in.terms, "critical_path", "hivm");
+    double waves = cp != nullptr && cp->schedule.is_object() ? cp->schedule.value("waves", 0.0) : 0.0;
+    const LatencyChain *busiest_chain = nullptr;
+    std::vector<LatencyChain> chains = latency_chains(ctx);
+    for (const LatencyChain &c : chains)
+      if (c.events > 0 && (busiest_chain == nullptr || c.events > busiest_chain->events)) busiest_chain = &c;
+    if (busiest_chain != nullptr && waves > 0 && unexplained > 0) {
+      const LatencyChain &c = *busiest_chain;
+      double per_event = unexplained / (waves * c.events);
+      std::string lines;
+      for (size_t idx = 0; idx < c.lines.size() && idx < 8; ++idx) lines += (idx ? ", " : "") + std::to_string(c.lines[idx]);
+      if (c.lines.size() > 8) lines += ", ...";
+      std::string sentence = "per block " + u::format_number(c.dma) + " DMA completions, " + u::format_number(c.flag_waits) +
+                             " flag waits and " + u::format_number(c.barriers) + " PIPE_ALL barriers on " + c.core +
+                             "'s critical path" + (lines.empty() ? std::string() : " (lines " + lines + ")") +
+                             "; the unexplained " + human_seconds(unexplained) + " over " + u::format_number(waves) +
+                             " waves implies up to " + human_seconds(per_event) + " per event";
+      attribution["latency"] = {{"core", c.core},
+                                {"events_per_block", c.events},
+                                {"unexplained", Time::known(unexplained).to_json()},
+                                {"implied_per_event", Time::known(per_event).to_json()},
+                                {"lines", c.lines},
+                                {"sentence", sentence}};
+      if (unexplained > 0.5 * (*options.measured_seconds - *chosen->value.seconds) && report.contains("verdict") &&
+          report["verdict"].is_object()) {
+        json &said = report["verdict"];
+        said["latency"] = sentence;
+        said["why"] = said.value("why", std::string()) + "; most of the measured time is latency: " + sentence;
+      }
+    }
   }
   report["attribution"] = std::move(attribution);
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <iterator>
 #include <unordered_map>
 #include <utility>
@@ -258,6 +259,9 @@ class ProgramReader {
   void read_blocks(const json &program);
   void add_op(const json &op);
   HivmView finish(const json &program);
+  /// The view as aggregated so far (op_work reads one record's share).
+  [[nodiscard]] const HivmView &partial() const { return view_; }
+  void set_blocks(std::optional<double> blocks) { view_.blocks = blocks; }
 
  private:
   HivmView view_;
@@ -686,7 +690,18 @@ HivmView ProgramReader::finish(const json &program) {
 /// array of objects.
 class ProgramSax : public nlohmann::json_sax<json> {
  public:
-  explicit ProgramSax(ProgramReader &reader) : reader_(reader) {}
+  /// Where the ops go: `blocks` is called once the root members before
+  /// `ops` are known and they include `blocks` (ops are then handed over
+  /// as they complete), `op` with each element of `ops`.
+  struct Sink {
+    std::function<void(const json &root)> blocks;
+    std::function<void(const json &op)> op;
+  };
+  explicit ProgramSax(ProgramReader &reader)
+      : ProgramSax(Sink{[&reader](const json &head) { reader.read_blocks(head); },
+                        [&reader](const json &op) { reader.add_op(op); }},
+                   kReaderMembers) {}
+  ProgramSax(Sink sink, std::vector<std::string> members) : sink_(std::move(sink)), members_(std::move(members)) {}
 
   json root;
   std::vector<json> held;  // ops that came before `blocks`, in order
@@ -694,10 +709,10 @@ class ProgramSax : public nlohmann::json_sax<json> {
   bool again = false;      // `ops` or `blocks` appears twice: read the whole document instead
 
   /// The members of the root that ProgramReader reads.
-  static bool read_member(const std::string &key) {
-    static const char *const kRead[] = {"blocks", "fallbacks", "functions", "given_facts", "loops",
-                                        "ops", "source", "sync", "unmodelled"};
-    return std::any_of(std::begin(kRead), std::end(kRead), [&](const char *k) { return key == k; });
+  inline static const std::vector<std::string> kReaderMembers = {
+      "blocks", "fallbacks", "functions", "given_facts", "loops", "ops", "source", "sync", "unmodelled"};
+  bool read_member(const std::string &key) const {
+    return std::find(members_.begin(), members_.end(), key) != members_.end();
   }
 
   bool null() override { return value(json(nullptr)); }
@@ -772,7 +787,7 @@ class ProgramSax : public nlohmann::json_sax<json> {
       // Every member before `ops` is complete: the ops can be added now
       // when the block count they need is among them.
       online = root.contains("blocks");
-      if (online) reader_.read_blocks(root);
+      if (online) sink_.blocks(root);
     }
     return true;
   }
@@ -789,14 +804,15 @@ class ProgramSax : public nlohmann::json_sax<json> {
   }
   void hand_over() {
     if (online) {
-      reader_.add_op(element_);
+      sink_.op(element_);
       element_ = json();
     } else {
       held.push_back(std::move(element_));
     }
   }
 
-  ProgramReader &reader_;
+  Sink sink_;
+  std::vector<std::string> members_;
   std::vector<json *> open_;  // the containers being built, innermost last
   json *slot_ = nullptr;      // the member named by the last key
   json *ops_ = nullptr;       // the root's `ops` array while it is open (stays empty)
@@ -814,6 +830,44 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
   reader.read_blocks(program);
   for (const json &op : program["ops"]) reader.add_op(op);
   return reader.finish(program);
+}
+
+json stream_program(std::string_view text, const std::string &origin, const char *port,
+                    const std::vector<std::string> &members, const std::function<void(const json &root)> &on_blocks,
+                    const std::function<void(const json &op)> &on_op) {
+  std::vector<std::string> keep = members;
+  for (const char *needed : {"blocks", "ops"})
+    if (std::find(keep.begin(), keep.end(), needed) == keep.end()) keep.emplace_back(needed);
+  ProgramSax sax(ProgramSax::Sink{on_blocks, on_op}, keep);
+  if (!json::sax_parse(text.data(), text.data() + text.size(), &sax))
+    throw pb::sdk::InputError(origin + ": input '" + port + "' is not valid JSON");
+  if (sax.again) {
+    // A repeated `ops` or `blocks`: the last one counts, as in a parsed
+    // document; read the whole document.
+    json whole = json::parse(text);
+    json root = json::object();
+    for (const std::string &key : keep)
+      if (whole.contains(key) && key != "ops") root[key] = whole[key];
+    on_blocks(root);
+    for (const json &op : whole["ops"]) on_op(op);
+    return root;
+  }
+  if (!sax.online) {
+    on_blocks(sax.root);
+    for (const json &op : sax.held) on_op(op);
+  }
+  return std::move(sax.root);
+}
+
+OpWork op_work(const json &op, std::optional<double> blocks) {
+  ProgramReader reader("op");
+  reader.set_blocks(blocks);
+  reader.add_op(op);
+  OpWork out;
+  out.core = string_or(op, "core");
+  for (const auto &[key, cw] : reader.partial().components)
+    for (const auto &[cls, amount] : cw.by_class) out.items.push_back({cw.component, cls, amount});
+  return out;
 }
 
 HivmView HivmView::from_text(std::string_view text, const std::string &origin, const char *port) {

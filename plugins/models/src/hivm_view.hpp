@@ -23,6 +23,7 @@
 #ifndef PERFBOUND_MODELS_HIVM_VIEW_HPP
 #define PERFBOUND_MODELS_HIVM_VIEW_HPP
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -236,6 +237,34 @@ struct HivmView {
 
 /// The msprof component of a HIVM pipe ("V" -> "vector", "MTE2" -> "mte2").
 std::string component_of_pipe(const std::string &pipe);
+
+/// The work of one op record, split the way the view aggregates it: one
+/// entry per (component, work class) with its sound amount (per-block
+/// minimum, grid excess, and what the user's facts add). `blocks` is the
+/// grid's block count (nullopt when unknown). The same rules as the view's
+/// own aggregation, applied to one record (the critical_path term weighs
+/// each op of the ordering graph with it).
+struct OpWorkItem {
+  std::string component;  // vector, cube, scalar, mte1, mte2, mte3, fixpipe
+  std::string work_class;
+  Amount amount;
+};
+struct OpWork {
+  std::string core;  // aic | aiv | "" (not on a core the view counts)
+  std::vector<OpWorkItem> items;
+};
+OpWork op_work(const json &op, std::optional<double> blocks);
+
+/// Streams the text of a perfbound.hivm_program/1 without holding its ops:
+/// `on_blocks` is called once with the root members read so far (among
+/// `members`, and always `blocks`) before the first op is handed to
+/// `on_op`; each element of `ops` is then handed over as soon as it is
+/// complete and dropped. Returns the root members in `members` (`ops`
+/// empty). Throws pb::sdk::InputError "<origin>: input '<port>' is not
+/// valid JSON" on invalid JSON.
+json stream_program(std::string_view text, const std::string &origin, const char *port,
+                    const std::vector<std::string> &members, const std::function<void(const json &root)> &on_blocks,
+                    const std::function<void(const json &op)> &on_op);
 
 }  // namespace pb::models
 
