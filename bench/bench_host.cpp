@@ -98,6 +98,8 @@ BENCHMARK(BM_Lint100NodePipeline)->Unit(benchmark::kMillisecond);
 
 /// Runs the 100-node pipeline; reports time per node (scheduling, create,
 /// run, destroy, output checks) with and without schema validation.
+/// range(0): workers; range(1): 1 = every node in a child process
+/// (--isolate all), 0 = in the host's process (--isolate none).
 void BM_Run100NodePipeline(benchmark::State &state) {
   Quiet q;
   HostServices host(q.logger);
@@ -115,6 +117,7 @@ void BM_Run100NodePipeline(benchmark::State &state) {
   RunOptions opts;
   opts.jobs = static_cast<unsigned>(state.range(0));
   opts.validate_documents = true;
+  opts.isolation = state.range(1) != 0 ? Isolation::All : Isolation::None;
   engine.run(*rp, opts);  // loads the plugins once, outside the timing
   for (auto _ : state) {
     RunResult r = engine.run(*rp, opts);
@@ -123,7 +126,14 @@ void BM_Run100NodePipeline(benchmark::State &state) {
   // Seconds per node, shown in microseconds by the tabular reporter.
   state.counters["per_node"] = benchmark::Counter(100.0, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
-BENCHMARK(BM_Run100NodePipeline)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Run100NodePipeline)
+    ->Args({1, 0})
+    ->Args({2, 0})
+    ->Args({1, 1})
+    ->Args({2, 1})
+    ->ArgNames({"jobs", "isolated"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 

@@ -30,7 +30,8 @@ seeds() {  # the files that seed TARGET, one per line
     testlist) ls "$shared"/testlists/*.json bench/timing/*.json ;;
     plan) ls tests/fuzz/data/*.plan.json tests/regress/plan/*.json ;;
     sweep) ls tests/regress/sweep/*.json ;;
-    profile|set_value|launch|counterfactual|hivm_view) ;;  # generated below
+    ttir_nesting) ls tests/fuzz/data/ttir_nesting/* ;;  # generator programs (fuzz_ttir_nesting.cpp)
+    profile|set_value|launch|counterfactual|hivm_view|hivm_oracle|sbatch) ;;  # generated below
     *) echo "fuzz.sh: unknown target '$1' (try: bash scripts/fuzz.sh list)" >&2; exit 2 ;;
   esac 2>/dev/null || true
 }
@@ -64,6 +65,18 @@ generated_seeds() {  # TARGET DIR: seeds written from the project's own files
                '{"grid":{"x":{"from":1,"to":100000}},"args":{"n_elements":[1,2,3]},"max_configs":1000}' \
                '[{"grid":[1]},{"args":{}},{}]'; do
         printf '%s' "$v" > "$2/gen_sweep_$i"; i=$((i + 1)); done ;;
+    hivm_oracle)  # generator decisions: a few fixed byte strings (every byte string is a program)
+      for v in '' 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' \
+               'the oracle executes every loop of the generated program concretely' \
+               '0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz'; do
+        printf '%s' "$v" > "$2/gen_choices_$i"; i=$((i + 1)); done
+      head -c 4096 /dev/urandom > "$2/gen_choices_random" ;;
+    sbatch)  # NUL-separated fields: plan, run dir, partition, time, gres, perfbound, script, backend, plugin dirs (2), run args (3)
+      printf '%s\0' /runs/plan.json /runs/campaign ascend 02:00:00 npu /opt/pb/bin/perfbound /runs/job.sbatch acl \
+        /opt/pb/lib/perfbound/plugins /opt/vendor --case-timeout 5 > "$2/gen_sbatch_0"
+      printf '%s\0' '/home/a b/$(touch pwned)/p`id`.json' '/runs/c$(x);y|z' '' '' '' '/opt/p b/perfbound' \
+        $'/tmp/j\n.sbatch' cpu "/d'q" > "$2/gen_sbatch_1"
+      printf '%s\0' /p.json /r gpu1 UNLIMITED gpu /pb /s cuda > "$2/gen_sbatch_2" ;;
     hivm_view)  # hivm_program documents of our own dumps, when the extractor driver is built
       local extract=${PERFBOUND_HIVM_EXTRACT:-build/bin/perfbound_hivm_extract}
       if [ -x "$extract" ]; then
@@ -93,12 +106,14 @@ generated_seeds() {  # TARGET DIR: seeds written from the project's own files
 max_len() {
   case "$1" in
     hivm|ttir) echo 200000 ;;
+    ttir_nesting) echo 4096 ;;  # one generator step per byte
+    hivm_oracle) echo 4096 ;;  # two bytes per generator decision
     *) echo 65536 ;;
   esac
 }
 
 if [ "${1:-}" = list ]; then
-  echo "hivm hivm_des ttir msprof_csv pipeline set_value schema launch profile testlist plan sweep counterfactual hivm_view"
+  echo "hivm hivm_des ttir ttir_nesting msprof_csv pipeline set_value schema launch profile testlist plan sbatch sweep counterfactual hivm_view hivm_oracle"
   exit 0
 fi
 if [ $# -lt 2 ]; then

@@ -10,6 +10,9 @@
 //   bound_from_view/<case>        only the terms and the combiner, from the
 //                                 HivmView already read
 //   hivm_work/<case>              the aggregation alone (program -> work)
+//   critical_path/<case>          the critical_path term from the parsed program
+//   critical_path/<case>_text     the node as it runs: the program's JSON text
+//                                 streamed into the term (no DOM of the ops)
 //   hivm_work_from_text/<case>_text|_dom  the node as it runs: program text ->
 //                                 work, streamed (from_text) or parsed whole first
 //   render_html/<case>            the HTML fragment of the bound report (roofline,
@@ -33,6 +36,7 @@
 
 #include "analyze.hpp"
 #include "combine.hpp"
+#include "critical_path.hpp"
 #include "document.hpp"
 #include "render_html.hpp"
 #include "render_trace.hpp"
@@ -155,6 +159,27 @@ void hivm_work(benchmark::State &state, const Case &c) {
   state.counters["document_bytes"] = static_cast<double>(text.size());
 }
 
+/// The critical_path node: the ordering graph of every block summarized
+/// and its longest path (docs/model.md §3.6).
+void critical_path(benchmark::State &state, const Case &c, bool from_text) {
+  std::string text = program_text(c.dump, json::parse(c.launch));
+  if (text.empty()) {
+    state.SkipWithError("../shared not found: real dumps unavailable");
+    return;
+  }
+  json program = json::parse(text);
+  json prof = profile();
+  m::Rates rates = m::Rates::from_profile(prof, "ascend_910b3");
+  for (auto _ : state) {
+    if (from_text) {
+      benchmark::DoNotOptimize(m::critical_path_hivm_text(text, "bench", prof, rates, {}));
+    } else {
+      benchmark::DoNotOptimize(m::critical_path_hivm(program, "bench", prof, rates, {}));
+    }
+  }
+  state.counters["document_bytes"] = static_cast<double>(text.size());
+}
+
 /// The hivm_work node as it runs: the program's JSON text to the work
 /// document, aggregated while parsed (`text`) or parsed whole first (`dom`,
 /// what the node did before HivmView::from_text).
@@ -245,6 +270,9 @@ BENCHMARK_CAPTURE(whole_bound, chunk_kda_from_program, kChunkKda, From::Program)
 BENCHMARK_CAPTURE(bound_from_view, chunk_kda, kChunkKda)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(bound_from_view, seeded_serial, kSeededSerial)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(hivm_work, chunk_kda, kChunkKda)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(critical_path, chunk_kda, kChunkKda, false)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(critical_path, chunk_kda_text, kChunkKda, true)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(critical_path, seeded_serial, kSeededSerial, false)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(hivm_work_from_text, chunk_kda_text, kChunkKda, true)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(hivm_work_from_text, chunk_kda_dom, kChunkKda, false)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(render_pictures, html_chunk_kda, kChunkKda, true)->Unit(benchmark::kMicrosecond);

@@ -1,9 +1,15 @@
 //===- app.cpp - state shared by the perfbound CLI commands ---------------===//
 #include "app.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <csignal>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 
+#include "fault_guard.hpp"
 #include "paths.hpp"
 #include "profile.hpp"
 
@@ -23,6 +29,28 @@ extern "C" void on_interrupt(int) {
   std::signal(SIGTERM, SIG_DFL);
 }
 }  // namespace
+
+std::string flush_stdout() {
+  errno = 0;
+  std::cout.flush();
+  if (std::cout.good() && std::fflush(stdout) == 0 && !std::ferror(stdout)) return {};
+  const int saved = errno;
+  std::cout.clear();  // so a later flush does not repeat the error
+  return std::strerror(saved != 0 ? saved : EIO);
+}
+
+int finish_command(int code) {
+  if (std::string why = flush_stdout(); !why.empty()) {
+    std::cerr << "perfbound: cannot write to standard output: " << why << "\n";
+    if (code == kExitOk) code = kExitFailure;
+  }
+  std::cerr.flush();
+  if (abandoned_plugin_calls() > 0) {
+    std::fflush(nullptr);
+    _exit(code);
+  }
+  return code;
+}
 
 void install_interrupt_handler() {
   std::signal(SIGINT, on_interrupt);

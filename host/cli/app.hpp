@@ -72,6 +72,18 @@ class App {
   bool discovered_ = false;
 };
 
+/// Flushes std::cout; "" when every byte written to it so far reached the
+/// file, else why ("No space left on device"). A report that could not be
+/// written is a failure, not a success with nothing to show.
+std::string flush_stdout();
+
+/// The exit status of a command that returned `code`, once its output is
+/// out: a failed write to stdout turns success into kExitFailure. When a
+/// plugin call was abandoned (its thread may still run plugin code, so no
+/// destructor and no unloading may run under it) the process ends here,
+/// with _exit.
+int finish_command(int code);
+
 /// Set by SIGINT; nodes poll it through pb_run_context.cancelled().
 std::atomic<bool> &cancel_flag();
 void install_interrupt_handler();

@@ -65,7 +65,8 @@ int try_plugin_command(const std::string &name, int first, int argc, char **argv
   std::vector<const char *> args;
   for (int idx = first; idx < argc; ++idx) args.push_back(argv[idx]);
   CallScope scope("command '" + name + "'");
-  return cmd->main(cmd, app.host->c_host(), static_cast<int>(args.size()), args.data());
+  // Finished here, while `app` (and the plugins it loaded) still exists.
+  return finish_command(cmd->main(cmd, app.host->c_host(), static_cast<int>(args.size()), args.data()));
 }
 
 std::string plugin_commands_footer(const GlobalOptions &globals) {
@@ -141,5 +142,5 @@ int main(int argc, char **argv) {
   }
   ctx.globals.verbosity = quiet ? -1 : verbose;
   App app(ctx.globals);
-  return ctx.action(app);
+  return finish_command(ctx.action(app));
 }

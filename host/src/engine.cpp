@@ -13,6 +13,8 @@
 #include <sstream>
 #include <thread>
 
+#include "fault_guard.hpp"
+#include "isolate.hpp"
 #include "json_schema_stream.hpp"
 #include "run_context.hpp"
 #include "sha256.hpp"
@@ -41,6 +43,13 @@ const json &Document::parsed() const {
       parsed_ = std::make_unique<json>(nullptr);
   }
   return *parsed_;
+}
+
+std::optional<Isolation> isolation_from_name(std::string_view name) {
+  if (name == "auto") return Isolation::Auto;
+  if (name == "all") return Isolation::All;
+  if (name == "none") return Isolation::None;
+  return std::nullopt;
 }
 
 const char *node_status_name(NodeStatus s) {
@@ -169,6 +178,176 @@ std::string status_text(pb_status st) {
   }
 }
 
+
+std::string seconds_text(std::chrono::milliseconds span) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", static_cast<double>(span.count()) / 1000.0);
+  return buf;
+}
+
+/// A plugin shipped with the host: its library sits in the host's own
+/// plugin directory (not a vendor's directory on the search path).
+bool is_shipped(const PluginInfo &info, const fs::path &shipped_dir) {
+  std::error_code ec;
+  return !shipped_dir.empty() && fs::equivalent(info.library.parent_path(), shipped_dir, ec);
+}
+
+/// What one node's create, run and destroy produced, wherever they ran.
+struct NodeCall {
+  pb_status status = PB_ERR_INTERNAL;
+  bool create_failed = false;  // `status` is create's
+  bool no_instance = false;    // create returned PB_OK without an instance
+  double create_ms = 0, run_ms = 0, destroy_ms = 0;
+  std::vector<LogMessage> messages;
+  std::map<std::string, std::string, std::less<>> outputs;
+  std::vector<std::string> misuse;
+};
+
+/// create -> run -> destroy; `phase` is told each phase before it starts.
+template <class PhaseCallback>
+NodeCall call_node(const pb_node_kind *kind, const pb_host *host, const std::string &node_id, const std::string &params,
+                   NodeRunContext &run, const PhaseCallback &phase) {
+  NodeCall call;
+  const std::string scope_name = "node '" + node_id + "'";
+  pb_node *instance = nullptr;
+  const auto t0 = Clock::now();
+  {
+    phase("create");
+    CallScope scope(scope_name);
+    call.status = kind->create(kind, host, node_id.c_str(), params.c_str(), &instance);
+    call.messages = scope.messages();
+    call.create_ms = ms_since(t0);
+  }
+  if (call.status != PB_OK) {
+    call.create_failed = true;
+    return call;
+  }
+  if (instance == nullptr) {
+    call.no_instance = true;
+    return call;
+  }
+  const auto t1 = Clock::now();
+  {
+    phase("run");
+    CallScope scope(scope_name);
+    call.status = kind->run(instance, run.c());
+    for (const LogMessage &m : scope.messages()) call.messages.push_back(m);
+  }
+  call.run_ms = ms_since(t1);
+  const auto t2 = Clock::now();
+  phase("destroy");
+  kind->destroy(instance);
+  call.destroy_ms = ms_since(t2);
+  for (const LogMessage &m : run.messages()) call.messages.push_back(m);
+  call.outputs = std::move(run.outputs());
+  call.misuse = run.misuse();
+  return call;
+}
+
+/// A NodeCall as the isolated child sends it: one line of JSON (status,
+/// timings, messages, misuse, output sizes), then the outputs' bytes back to
+/// back (not escaped: an output can be tens of megabytes).
+std::string encode_call(const NodeCall &call) {
+  json head{{"status", static_cast<int>(call.status)},
+            {"create_failed", call.create_failed},
+            {"no_instance", call.no_instance},
+            {"create_ms", call.create_ms},
+            {"run_ms", call.run_ms},
+            {"destroy_ms", call.destroy_ms},
+            {"messages", json::array()},
+            {"misuse", call.misuse},
+            {"outputs", json::array()}};
+  for (const LogMessage &m : call.messages)
+    head["messages"].push_back({{"severity", static_cast<int>(m.severity)}, {"scope", m.scope}, {"message", m.message}});
+  size_t total = 0;
+  for (const auto &[port, data] : call.outputs) {
+    head["outputs"].push_back({{"port", port}, {"bytes", data.size()}});
+    total += data.size();
+  }
+  std::string out = head.dump(-1, ' ', false, json::error_handler_t::replace);
+  out += '\n';
+  out.reserve(out.size() + total);
+  for (const auto &[port, data] : call.outputs) out += data;
+  return out;
+}
+
+std::optional<NodeCall> decode_call(const std::string &answer) {
+  const size_t newline = answer.find('\n');
+  if (newline == std::string::npos) return std::nullopt;
+  json head = json::parse(std::string_view(answer).substr(0, newline), nullptr, false);
+  if (!head.is_object()) return std::nullopt;
+  try {
+    NodeCall call;
+    call.status = static_cast<pb_status>(head.at("status").get<int>());
+    call.create_failed = head.at("create_failed").get<bool>();
+    call.no_instance = head.at("no_instance").get<bool>();
+    call.create_ms = head.at("create_ms").get<double>();
+    call.run_ms = head.at("run_ms").get<double>();
+    call.destroy_ms = head.at("destroy_ms").get<double>();
+    for (const json &m : head.at("messages"))
+      call.messages.push_back({static_cast<pb_severity>(m.at("severity").get<int>()), m.at("scope").get<std::string>(),
+                               m.at("message").get<std::string>()});
+    call.misuse = head.at("misuse").get<std::vector<std::string>>();
+    size_t at = newline + 1;
+    for (const json &o : head.at("outputs")) {
+      const size_t bytes = o.at("bytes").get<size_t>();
+      if (bytes > answer.size() - at) return std::nullopt;
+      call.outputs.emplace(o.at("port").get<std::string>(), answer.substr(at, bytes));
+      at += bytes;
+    }
+    if (at != answer.size()) return std::nullopt;
+    return call;
+  } catch (const json::exception &) {
+    return std::nullopt;
+  }
+}
+
+/// Per node, what the thread in Engine::run needs to enforce its deadline.
+struct NodeWatch {
+  CallState call{1};               // an in-process plugin call: 0 in flight, 1 returned, 2 abandoned
+  std::atomic<bool> stop{false};   // asked to stop: its deadline passed
+  bool isolated = false;
+  std::chrono::milliseconds span{0};  // the deadline, from the start of create
+  // Guarded by RunShared::mutex:
+  bool in_flight = false;          // an in-process call is running
+  Clock::time_point deadline{};
+  Clock::time_point stop_at{};
+};
+
+/// The scheduler's state, shared by the workers and the watching thread;
+/// on the heap so that a worker coming back from an abandoned call finds it.
+struct RunShared {
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::deque<size_t> ready;
+  size_t n = 0;
+  size_t finished = 0;
+  unsigned live_workers = 0;
+  std::vector<std::unique_ptr<NodeWatch>> watch;
+};
+
+using ExecuteFn = std::function<bool(size_t, const std::shared_ptr<RunShared> &)>;
+
+/// One worker: takes ready nodes until every node is finished. When a call
+/// of its was abandoned it leaves without touching `execute` or `after`
+/// (their frame may be gone) and is no longer counted.
+void worker_loop(std::shared_ptr<RunShared> shared, const ExecuteFn *execute, const std::function<void(size_t)> *after) {
+  std::unique_lock<std::mutex> lock(shared->mutex);
+  while (true) {
+    shared->cv.wait(lock, [&] { return !shared->ready.empty() || shared->finished == shared->n; });
+    if (shared->finished == shared->n) break;
+    const size_t idx = shared->ready.front();
+    shared->ready.pop_front();
+    lock.unlock();
+    if ((*execute)(idx, shared)) return;
+    lock.lock();
+    (*after)(idx);
+    shared->cv.notify_all();
+  }
+  --shared->live_workers;
+  shared->cv.notify_all();
+}
+
 }  // namespace
 
 Engine::Engine(HostServices &host, PluginRegistry &plugins, const SchemaRegistry &schemas, ProfileLoader profile_loader)
@@ -290,11 +469,18 @@ RunResult Engine::run(const ResolvedPipeline &pipeline, const RunOptions &option
                                {"identity", (*lib)->file_identity()}});
   }
 
-  // 3. Schedule.
+  // 3. Schedule. Worker threads run the nodes; this thread watches their
+  // deadlines. What a worker needs after a plugin call returns lives in
+  // `shared` (on the heap): a worker whose call was abandoned (past its
+  // deadline, not stopping) may come back long after this function returned
+  // and must find nothing of its frame, so it touches only `shared`.
   const size_t n = pipeline.nodes.size();
   result.nodes.resize(n);
   std::vector<std::vector<size_t>> dependants(n);
   std::vector<size_t> pending(n, 0);
+  auto shared = std::make_shared<RunShared>();
+  shared->watch.reserve(n);
+  const fs::path shipped_dir = builtin_plugin_dir();
   for (size_t idx = 0; idx < n; ++idx) {
     const ResolvedNode &rn = pipeline.nodes[idx];
     NodeResult &nr = result.nodes[idx];
@@ -304,14 +490,23 @@ RunResult Engine::run(const ResolvedPipeline &pipeline, const RunOptions &option
     nr.kind = rn.kind->name;
     pending[idx] = rn.depends_on.size();
     for (size_t dep : rn.depends_on) dependants[dep].push_back(idx);
+    auto watch = std::make_unique<NodeWatch>();
+    watch->span = options.node_deadline.count() > 0 ? options.node_deadline
+                  : rn.decl->deadline_s ? std::chrono::milliseconds(static_cast<long long>(*rn.decl->deadline_s * 1000.0))
+                                         : std::chrono::milliseconds(kDefaultNodeDeadline);
+    switch (options.isolation) {
+      case Isolation::All: watch->isolated = true; break;
+      case Isolation::None: watch->isolated = false; break;
+      case Isolation::Auto:
+        watch->isolated = rn.decl->isolate.has_value() ? *rn.decl->isolate : !is_shipped(*rn.plugin, shipped_dir);
+        break;
+    }
+    nr.isolated = watch->isolated;
+    shared->watch.push_back(std::move(watch));
   }
 
-  std::mutex mutex;
-  std::condition_variable cv;
-  std::deque<size_t> ready;
-  size_t finished = 0;
   for (size_t idx : pipeline.order)
-    if (pending[idx] == 0) ready.push_back(idx);
+    if (pending[idx] == 0) shared->ready.push_back(idx);
 
   // Marks every transitive dependant of `failed` as skipped. Caller holds the lock.
   std::function<void(size_t, const std::string &)> skip_dependants = [&](size_t failed, const std::string &why) {
@@ -320,92 +515,144 @@ RunResult Engine::run(const ResolvedPipeline &pipeline, const RunOptions &option
       if (!dr.skipped_because.empty()) continue;
       dr.status = NodeStatus::Skipped;
       dr.skipped_because = why;
-      ++finished;
+      ++shared->finished;
       skip_dependants(dep, why);
     }
   };
 
-  auto execute = [&](size_t idx) {
+  // Runs node `idx`; returns true when its plugin call was abandoned, in
+  // which case this frame may be gone and the caller must leave at once.
+  std::function<bool(size_t, const std::shared_ptr<RunShared> &)> execute =
+      [&](size_t idx, const std::shared_ptr<RunShared> &keep) -> bool {
     const ResolvedNode &rn = pipeline.nodes[idx];
-    NodeResult &nr = result.nodes[idx];
+    NodeResult nr;  // committed to result.nodes[idx] under the lock at the end
+    nr.id = rn.decl->id;
+    nr.plugin = rn.plugin->id;
+    nr.plugin_version = rn.plugin->version;
+    nr.kind = rn.kind->name;
+    NodeWatch &watch = *keep->watch[idx];
+    nr.isolated = watch.isolated;
+    auto commit = [&] {
+      std::lock_guard<std::mutex> lock(keep->mutex);
+      result.nodes[idx] = std::move(nr);
+    };
     auto fail = [&](const std::string &why) {
       nr.status = NodeStatus::Failed;
       nr.error = why;
+      commit();
+      return false;
     };
     if (options.cancel != nullptr && options.cancel->load()) {
       nr.status = NodeStatus::Skipped;
       nr.skipped_because = "interrupted before it started";
-      return;
+      commit();
+      return false;
     }
-    if (auto it = load_errors.find(rn.plugin->id); it != load_errors.end()) {
-      fail("plugin '" + rn.plugin->id + "' could not be loaded: " + it->second);
-      return;
-    }
+    if (auto it = load_errors.find(rn.plugin->id); it != load_errors.end())
+      return fail("plugin '" + rn.plugin->id + "' could not be loaded: " + it->second);
     LoadedLibrary *lib = libraries.at(rn.plugin->id);
     const pb_node_kind *kind = lib->kind(rn.kind->name);
-    if (kind == nullptr) {
-      fail("plugin '" + rn.plugin->id + "' no longer offers kind '" + rn.kind->name + "'");
-      return;
-    }
+    if (kind == nullptr) return fail("plugin '" + rn.plugin->id + "' no longer offers kind '" + rn.kind->name + "'");
     NodeRunContext run(nr.id, *rn.kind, host_.logger());
     run.set_progress_sink(options.on_progress);
     run.set_cancel_flag(options.cancel);
+    run.set_stop_flag(&watch.stop);
     for (const auto &[port, refs] : rn.inputs) {
       for (const EdgeRef &ref : refs) {
         if (ref.from_input) {
           auto it = input_docs.find(ref.node);
           if (it != input_docs.end()) run.add_input(port, it->second);
         } else {
-          std::lock_guard<std::mutex> lock(mutex);
+          std::lock_guard<std::mutex> lock(keep->mutex);
           for (const NodeResult &other : result.nodes)
             if (other.id == ref.node) run.add_input(port, other.outputs.at(ref.port));
         }
       }
     }
+    const std::string params = rn.params.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    // Failures name the plugin and kind (the report and the CLI add the
+    // node); the in-process fault guard names all three.
+    const std::string who = rn.plugin->id + "/" + rn.kind->name;
+    const std::string guard_text = "node '" + nr.id + "' (plugin " + who + ")";
+    const std::string deadline_text = seconds_text(watch.span);
 
-    pb_node *instance = nullptr;
-    std::string params = rn.params.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    auto t0 = Clock::now();
-    pb_status st = PB_ERR_INTERNAL;
-    {
-      CallScope scope("node '" + nr.id + "'");
-      st = kind->create(kind, host_.c_host(), nr.id.c_str(), params.c_str(), &instance);
-      nr.messages = scope.messages();
-      nr.create_ms = ms_since(t0);
-      if (st != PB_OK) {
-        std::string why = scope.error_summary();
-        fail(rn.plugin->id + "/" + rn.kind->name + " create failed (" + status_text(st) + ")" + (why.empty() ? "" : ": " + why));
-        return;
+    NodeCall call;
+    if (watch.isolated) {
+      IsolationLimits limits;
+      limits.total_timeout = watch.span;
+      limits.cancel = options.cancel;
+      limits.own_process_group = true;
+      Logger &logger = host_.logger();
+      limits.in_child = [&logger] {
+        fault_guard_in_child();
+        logger.after_fork_in_child();
+      };
+      IsolatedOutcome outcome = run_isolated(
+          [&](const PhaseFn &phase) {
+            NodeCall in_child = call_node(kind, host_.c_host(), nr.id, params, run, [&](const char *p) { phase(p); });
+            return encode_call(in_child);
+          },
+          limits);
+      if (!outcome.answered) {
+        const std::string during = " during " + outcome.phase;
+        if (outcome.cancelled) return fail(who + " was stopped" + during + ": interrupted (its process was killed)");
+        if (outcome.timed_out)
+          return fail(who + " exceeded its deadline of " + deadline_text + " s" + during +
+                      " and its process was killed (raise it with deadline_s on the node or run --node-deadline)");
+        if (outcome.signal != 0)
+          return fail(who + " crashed with " + signal_name(outcome.signal) + during + " (isolated: its process ended, the host did not)");
+        if (!outcome.threw.empty()) return fail(who + " " + outcome.threw + during);
+        if (outcome.exit_code >= 0)
+          return fail(who + " called exit(" + std::to_string(outcome.exit_code) + ")" + during +
+                      " without finishing (isolated: its process ended, the host did not)");
+        return fail(who + ": " + outcome.failure);
       }
-      if (instance == nullptr) {
-        fail("plugin misbehaviour: " + rn.plugin->id + "/" + rn.kind->name + " create returned PB_OK without an instance");
-        return;
+      std::optional<NodeCall> decoded = decode_call(outcome.answer);
+      if (!decoded) return fail(who + ": the isolated node's process sent an answer the host cannot read");
+      call = std::move(*decoded);
+    } else {
+      install_fault_guard();
+      {
+        std::lock_guard<std::mutex> lock(keep->mutex);
+        watch.deadline = Clock::now() + watch.span;
+        watch.in_flight = true;
       }
+      keep->cv.notify_all();
+      FaultScope scope(guard_text, watch.call);
+      call = call_node(kind, host_.c_host(), nr.id, params, run, [&](const char *p) { scope.phase(p); });
+      if (!scope.finish()) return true;  // abandoned: this frame may be gone; touch nothing
+      std::lock_guard<std::mutex> lock(keep->mutex);
+      watch.in_flight = false;
     }
-    auto t1 = Clock::now();
-    {
-      CallScope scope("node '" + nr.id + "'");
-      st = kind->run(instance, run.c());
-      for (const LogMessage &m : scope.messages()) nr.messages.push_back(m);
-    }
-    nr.run_ms = ms_since(t1);
-    auto t2 = Clock::now();
-    kind->destroy(instance);
-    nr.destroy_ms = ms_since(t2);
-    for (const LogMessage &m : run.messages()) nr.messages.push_back(m);
-
-    if (st != PB_OK) {
+    nr.messages = std::move(call.messages);
+    nr.create_ms = call.create_ms;
+    nr.run_ms = call.run_ms;
+    nr.destroy_ms = call.destroy_ms;
+    const bool past_deadline = watch.stop.load();
+    if (call.create_failed) {
       std::string why;
       for (const LogMessage &m : nr.messages)
         if (m.severity >= PB_SEVERITY_ERROR) why += (why.empty() ? "" : "; ") + m.message;
-      nr.refused_input = st == PB_ERR_INVALID_INPUT;
-      fail(rn.plugin->id + "/" + rn.kind->name + " failed (" + status_text(st) + ")" + (why.empty() ? "" : ": " + why));
-      return;
+      nr.refused_input = call.status == PB_ERR_INVALID_INPUT;
+      return fail(rn.plugin->id + "/" + rn.kind->name + " create failed (" + status_text(call.status) + ")" +
+                  (why.empty() ? "" : ": " + why));
     }
-    std::vector<std::string> problems = run.misuse();
+    if (call.no_instance)
+      return fail("plugin misbehaviour: " + rn.plugin->id + "/" + rn.kind->name + " create returned PB_OK without an instance");
+    if (past_deadline)
+      return fail(who + " exceeded its deadline of " + deadline_text + " s and stopped when asked (" + status_text(call.status) +
+                  "); raise it with deadline_s on the node or run --node-deadline");
+    if (call.status != PB_OK) {
+      std::string why;
+      for (const LogMessage &m : nr.messages)
+        if (m.severity >= PB_SEVERITY_ERROR) why += (why.empty() ? "" : "; ") + m.message;
+      nr.refused_input = call.status == PB_ERR_INVALID_INPUT;
+      return fail(rn.plugin->id + "/" + rn.kind->name + " failed (" + status_text(call.status) + ")" + (why.empty() ? "" : ": " + why));
+    }
+    std::vector<std::string> problems = std::move(call.misuse);
     for (const PortInfo &port : rn.kind->outputs) {
-      auto it = run.outputs().find(port.name);
-      if (it == run.outputs().end()) {
+      auto it = call.outputs.find(port.name);
+      if (it == call.outputs.end()) {
         problems.push_back("returned PB_OK without setting output '" + port.name + "'");
         continue;
       }
@@ -421,44 +668,80 @@ RunResult Engine::run(const ResolvedPipeline &pipeline, const RunOptions &option
       std::string why;
       for (const std::string &p : problems) why += (why.empty() ? "" : "; ") + p;
       nr.outputs.clear();
-      fail("plugin misbehaviour in " + rn.plugin->id + "/" + rn.kind->name + ": " + why);
-      return;
+      return fail("plugin misbehaviour in " + rn.plugin->id + "/" + rn.kind->name + ": " + why);
     }
     nr.status = NodeStatus::Ok;
+    commit();
+    return false;
+  };
+
+  // Bookkeeping after node `idx` finished; the caller holds the lock.
+  std::function<void(size_t)> after = [&](size_t idx) {
+    ++shared->finished;
+    NodeResult &nr = result.nodes[idx];
+    if (nr.status == NodeStatus::Ok) {
+      for (size_t dep : dependants[idx])
+        if (--pending[dep] == 0 && result.nodes[dep].skipped_because.empty()) shared->ready.push_back(dep);
+    } else if (options.cancel != nullptr && options.cancel->load()) {
+      skip_dependants(idx, "interrupted before it started");  // not for want of its input
+    } else if (nr.status == NodeStatus::Skipped) {
+      skip_dependants(idx, "upstream node '" + nr.id + "' was skipped: " + nr.skipped_because);
+    } else {
+      skip_dependants(idx, "upstream node '" + nr.id + "' failed");
+    }
   };
 
   unsigned jobs = options.jobs != 0 ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   jobs = static_cast<unsigned>(std::min<size_t>(jobs, std::max<size_t>(n, 1)));
-  auto worker = [&] {
-    std::unique_lock<std::mutex> lock(mutex);
-    while (true) {
-      cv.wait(lock, [&] { return !ready.empty() || finished == n; });
-      if (finished == n) return;
-      size_t idx = ready.front();
-      ready.pop_front();
-      lock.unlock();
-      execute(idx);
-      lock.lock();
-      ++finished;
-      NodeResult &nr = result.nodes[idx];
-      if (nr.status == NodeStatus::Ok) {
-        for (size_t dep : dependants[idx])
-          if (--pending[dep] == 0 && result.nodes[dep].skipped_because.empty()) ready.push_back(dep);
-      } else if (nr.status == NodeStatus::Skipped) {
-        skip_dependants(idx, "upstream node '" + nr.id + "' was skipped: " + nr.skipped_because);
-      } else {
-        skip_dependants(idx, "upstream node '" + nr.id + "' failed");
-      }
-      cv.notify_all();
-    }
-  };
   if (n > 0) {
-    if (jobs <= 1) {
-      worker();
-    } else {
-      std::vector<std::thread> threads;
-      for (unsigned t = 0; t < jobs; ++t) threads.emplace_back(worker);
-      for (std::thread &t : threads) t.join();
+    std::unique_lock<std::mutex> lock(shared->mutex);
+    shared->n = n;
+    auto start_worker = [&] {
+      ++shared->live_workers;
+      std::thread(worker_loop, shared, &execute, &after).detach();
+    };
+    for (unsigned t = 0; t < jobs; ++t) start_worker();
+    bool cancel_seen = false;
+    Clock::time_point cancel_at{};
+    while (!(shared->finished == n && shared->live_workers == 0)) {
+      // Wake at the next deadline (or its grace's end), and often enough to
+      // see a cancel request (set by a signal handler, which cannot notify).
+      Clock::time_point wake = Clock::now() + std::chrono::milliseconds(options.cancel != nullptr ? 50 : 1000);
+      for (const auto &w : shared->watch)
+        if (w->in_flight) wake = std::min(wake, w->stop.load() ? w->stop_at + options.stop_grace : w->deadline);
+      shared->cv.wait_until(lock, wake);
+      const Clock::time_point now = Clock::now();
+      if (!cancel_seen && options.cancel != nullptr && options.cancel->load()) {
+        cancel_seen = true;
+        cancel_at = now;
+      }
+      for (size_t idx = 0; idx < n; ++idx) {
+        NodeWatch &w = *shared->watch[idx];
+        if (!w.in_flight) continue;
+        if (!w.stop.load() && now >= w.deadline) {
+          w.stop.store(true);  // the node sees cancelled() and may still return
+          w.stop_at = now;
+          continue;
+        }
+        const bool stop_expired = w.stop.load() && now >= w.stop_at + options.stop_grace;
+        const bool cancel_expired = cancel_seen && now >= cancel_at + options.stop_grace;
+        if (!stop_expired && !cancel_expired) continue;
+        if (!abandon_plugin_call(w.call)) continue;  // it returned just now
+        w.in_flight = false;
+        NodeResult &nr = result.nodes[idx];
+        nr.status = NodeStatus::Failed;
+        const std::string who = nr.plugin + "/" + nr.kind;
+        nr.error = stop_expired
+                       ? who + " exceeded its deadline of " + seconds_text(w.span) + " s and did not return within " +
+                             seconds_text(options.stop_grace) + " s of being asked to stop; it was abandoned (its thread is left "
+                             "running until the process ends; isolate the node to have it killed instead)"
+                       : who + " did not return within " + seconds_text(options.stop_grace) +
+                             " s of the interrupt; it was abandoned (its thread is left running until the process ends)";
+        after(idx);
+        --shared->live_workers;  // that thread is no longer ours
+        if (shared->finished < n) start_worker();
+        shared->cv.notify_all();
+      }
     }
   }
 
@@ -501,7 +784,8 @@ json RunResult::to_json() const {
            {"status", node_status_name(nr.status)},
            {"create_ms", nr.create_ms},
            {"run_ms", nr.run_ms},
-           {"destroy_ms", nr.destroy_ms}};
+           {"destroy_ms", nr.destroy_ms},
+           {"isolated", nr.isolated}};
     e["error"] = nr.error.empty() ? json(nullptr) : json(nr.error);
     e["skipped_because"] = nr.skipped_because.empty() ? json(nullptr) : json(nr.skipped_because);
     json msgs = json::array();

@@ -12,7 +12,10 @@
 #define PERFBOUND_HOST_ENGINE_HPP
 
 #include <atomic>
+#include <chrono>
 #include <functional>
+#include <optional>
+#include <string_view>
 #include <map>
 #include <memory>
 #include <string>
@@ -72,6 +75,7 @@ struct NodeResult {
   std::string error;            // why it failed
   bool refused_input = false;   // it failed with PB_ERR_INVALID_INPUT: the user's input, not the job (exit 3)
   std::string skipped_because;  // why it did not run
+  bool isolated = false;        // it ran in a child process
   double create_ms = 0;
   double run_ms = 0;
   double destroy_ms = 0;
@@ -106,6 +110,21 @@ struct LoadedProfile {
 };
 using ProfileLoader = std::function<Expected<LoadedProfile>(const std::filesystem::path &dir)>;
 
+/// Where nodes run (RunOptions::isolation, `perfbound run --isolate`).
+enum class Isolation {
+  /// A node with `isolate = true|false` in the pipeline gets that; any other
+  /// node runs in a child process when its plugin is not shipped with the
+  /// host (its library is outside builtin_plugin_dir()), in-process otherwise.
+  Auto,
+  All,   // every node in a child process
+  None,  // every node in the host's process
+};
+/// "auto", "all", "none"; nullopt for anything else.
+std::optional<Isolation> isolation_from_name(std::string_view name);
+
+/// A node's deadline when neither the pipeline nor the command line sets one.
+inline constexpr std::chrono::seconds kDefaultNodeDeadline{600};
+
 struct RunOptions {
   unsigned jobs = 0;  // 0: hardware concurrency
   /// Validate every document on an edge against its published JSON Schema.
@@ -114,6 +133,16 @@ struct RunOptions {
   std::function<void(const std::string &)> on_progress;
   /// Set to true (e.g. by SIGINT) to ask running nodes to stop.
   const std::atomic<bool> *cancel = nullptr;
+  Isolation isolation = Isolation::Auto;
+  /// Every node's deadline (create + run + destroy); 0: the node's
+  /// `deadline_s`, else kDefaultNodeDeadline. A node past it is asked to
+  /// stop (pb_run_context.cancelled() turns true); one in a child process is
+  /// killed; one in the host's process that has not returned `stop_grace`
+  /// later is abandoned: it fails, its thread is left behind, and
+  /// abandoned_plugin_calls() says the process must end with _exit.
+  std::chrono::milliseconds node_deadline{0};
+  /// How long a node asked to stop (deadline, or cancel) may take to return.
+  std::chrono::milliseconds stop_grace{1000};
 };
 
 class Engine {

@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <mutex>
+#include <new>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +37,10 @@ class Logger {
   /// Redirects output (tests); the default writes to stderr.
   void set_writer(std::function<void(const std::string &line)> writer);
   void log(pb_severity severity, std::string_view scope, std::string_view message);
+  /// In a child process just forked from a threaded host: another thread
+  /// may have held the lock at the fork, so it is made anew (the child has
+  /// one thread).
+  void after_fork_in_child() { new (&mutex_) std::mutex(); }
 
  private:
   pb_severity min_severity_ = PB_SEVERITY_WARNING;

@@ -1,12 +1,14 @@
 //===- isolate.cpp - run plugin code in a child process with a deadline ---===//
 #include "isolate.hpp"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <mutex>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -26,12 +28,6 @@ void write_all(int fd, const std::string &text) {
     if (w <= 0) return;
     written += static_cast<size_t>(w);
   }
-}
-
-std::string signal_name(int sig) {
-  const char *abbrev = sigabbrev_np(sig);
-  if (abbrev != nullptr) return std::string("SIG") + abbrev;
-  return "signal " + std::to_string(sig);
 }
 
 std::string seconds_text(std::chrono::milliseconds ms) {
@@ -76,6 +72,12 @@ struct Reader {
 
 }  // namespace
 
+std::string signal_name(int sig) {
+  const char *abbrev = sigabbrev_np(sig);
+  if (abbrev != nullptr) return std::string("SIG") + abbrev;
+  return "signal " + std::to_string(sig);
+}
+
 std::chrono::milliseconds plugin_inspection_timeout() {
   const char *env = std::getenv("PERFBOUND_PLUGIN_TIMEOUT");
   if (env != nullptr) {
@@ -89,9 +91,21 @@ std::chrono::milliseconds plugin_inspection_timeout() {
 
 IsolatedOutcome run_isolated(const std::function<std::string(const PhaseFn &)> &work,
                              std::chrono::milliseconds phase_timeout) {
+  IsolationLimits limits;
+  limits.phase_timeout = phase_timeout;
+  return run_isolated(work, limits);
+}
+
+IsolatedOutcome run_isolated(const std::function<std::string(const PhaseFn &)> &work, const IsolationLimits &limits) {
   IsolatedOutcome outcome;
   int fds[2];
-  if (pipe(fds) != 0) {
+  // Nodes run isolated in parallel: a child forked by another thread while
+  // this pipe's write end is open in the parent would hold it, and this
+  // reader would not see end of file until that other child ended. So pipe,
+  // fork and closing the write end happen under one lock.
+  static std::mutex fork_mutex;
+  std::unique_lock<std::mutex> fork_lock(fork_mutex);
+  if (pipe2(fds, O_CLOEXEC) != 0) {
     outcome.failure = std::string("cannot create a pipe to isolate the plugin: ") + std::strerror(errno);
     return outcome;
   }
@@ -104,10 +118,12 @@ IsolatedOutcome run_isolated(const std::function<std::string(const PhaseFn &)> &
     return outcome;
   }
   if (pid == 0) {
+    fork_lock.unlock();  // a nested isolation (plugin check) locks it again in the child
     close(fds[0]);
+    if (limits.own_process_group) setpgid(0, 0);
     dup2(STDERR_FILENO, STDOUT_FILENO);
     // A crash must end the child, whatever handlers the parent installed (a
-    // test framework's, a crash reporter's).
+    // test framework's, a crash reporter's, the host's fault guard).
     for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS}) std::signal(sig, SIG_DFL);
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
@@ -115,9 +131,13 @@ IsolatedOutcome run_isolated(const std::function<std::string(const PhaseFn &)> &
     const int out = fds[1];
     std::string answer;
     try {
+      if (limits.in_child) limits.in_child();
       answer = work([out](const std::string &phase) { write_all(out, "P" + phase + "\n"); });
     } catch (const std::exception &e) {
-      write_all(out, std::string("Pthrew a C++ exception: ") + e.what() + "\n");
+      std::string what = e.what();
+      for (char &c : what)
+        if (c == '\n') c = ' ';
+      write_all(out, std::string("Pthrew a C++ exception: ") + what + "\n");
       std::fflush(nullptr);
       _exit(70);
     } catch (...) {
@@ -128,19 +148,37 @@ IsolatedOutcome run_isolated(const std::function<std::string(const PhaseFn &)> &
     std::fflush(nullptr);
     _exit(0);
   }
+  if (limits.own_process_group) setpgid(pid, pid);  // both sides: no race with the kill below
   close(fds[1]);
+  fork_lock.unlock();
   Reader reader;
-  auto deadline = std::chrono::steady_clock::now() + phase_timeout;
-  bool timed_out = false;
+  using Clock = std::chrono::steady_clock;
+  const auto started = Clock::now();
+  auto phase_deadline = [&](const std::string &phase) {
+    if (limits.phase_timeout.count() <= 0) return Clock::time_point::max();
+    auto span = limits.phase_timeout;
+    if (limits.phase_slack) span += limits.phase_slack(phase);
+    return Clock::now() + span;
+  };
+  auto deadline = phase_deadline("load");
+  std::chrono::milliseconds deadline_span = limits.phase_timeout;
+  const auto total_deadline =
+      limits.total_timeout.count() > 0 ? started + limits.total_timeout : Clock::time_point::max();
   for (;;) {
-    auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) {
-      timed_out = true;
+    auto now = Clock::now();
+    if (now >= deadline || now >= total_deadline) {
+      outcome.timed_out = true;
+      outcome.deadline = now >= total_deadline ? limits.total_timeout : deadline_span;
       break;
     }
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
+    if (limits.cancel != nullptr && limits.cancel->load()) {
+      outcome.cancelled = true;
+      break;
+    }
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(std::min(deadline, total_deadline) - now).count();
+    long long wait_ms = std::min<long long>(left, limits.cancel != nullptr ? 50 : 1000);
     pollfd p{fds[0], POLLIN, 0};
-    int r = poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    int r = poll(&p, 1, static_cast<int>(std::max<long long>(wait_ms, 1)));
     if (r < 0) {
       if (errno == EINTR) continue;
       break;
@@ -153,22 +191,31 @@ IsolatedOutcome run_isolated(const std::function<std::string(const PhaseFn &)> &
     reader.feed(buf, static_cast<size_t>(got));
     if (reader.phase_changed) {
       reader.phase_changed = false;
-      deadline = std::chrono::steady_clock::now() + phase_timeout;
+      deadline = phase_deadline(reader.phase);
+      deadline_span = limits.phase_timeout + (limits.phase_slack ? limits.phase_slack(reader.phase) : std::chrono::milliseconds(0));
     }
   }
   close(fds[0]);
-  if (timed_out) kill(pid, SIGKILL);
+  if (outcome.timed_out || outcome.cancelled) {
+    if (limits.own_process_group) kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
+  }
   int wstatus = 0;
   while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
   }
   outcome.phase = reader.phase.empty() ? "load" : reader.phase;
   const std::string during = " during " + outcome.phase;
-  if (timed_out) {
-    outcome.failure = "plugin timed out after " + seconds_text(phase_timeout) + " s" + during + " and was killed";
+  if (outcome.timed_out) {
+    outcome.failure = "plugin timed out after " + seconds_text(outcome.deadline) + " s" + during + " and was killed";
+    return outcome;
+  }
+  if (outcome.cancelled) {
+    outcome.failure = "plugin was stopped" + during + " (interrupted)";
     return outcome;
   }
   if (WIFSIGNALED(wstatus)) {
-    outcome.failure = "plugin crashed with " + signal_name(WTERMSIG(wstatus)) + during;
+    outcome.signal = WTERMSIG(wstatus);
+    outcome.failure = "plugin crashed with " + signal_name(outcome.signal) + during;
     return outcome;
   }
   if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 && reader.answered) {
@@ -177,10 +224,12 @@ IsolatedOutcome run_isolated(const std::function<std::string(const PhaseFn &)> &
     return outcome;
   }
   if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 70 && reader.phase.rfind("threw", 0) == 0) {
+    outcome.threw = reader.phase;
     outcome.failure = "plugin " + reader.phase;
     return outcome;
   }
-  outcome.failure = "plugin called exit(" + std::to_string(WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1) + ")" + during;
+  outcome.exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+  outcome.failure = "plugin called exit(" + std::to_string(outcome.exit_code) + ")" + during;
   return outcome;
 }
 

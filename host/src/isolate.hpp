@@ -12,6 +12,7 @@
 #ifndef PERFBOUND_HOST_ISOLATE_HPP
 #define PERFBOUND_HOST_ISOLATE_HPP
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <string>
@@ -30,6 +31,30 @@ struct IsolatedOutcome {
   std::string answer;     // the child's answer when answered
   std::string failure;    // otherwise: "plugin crashed with SIGSEGV during negotiate", ...
   std::string phase;      // the last phase the child entered
+  // What ended a child that did not answer (at most one is set).
+  bool timed_out = false;        // a deadline passed; the child was killed
+  std::chrono::milliseconds deadline{0};  // the deadline that passed
+  bool cancelled = false;        // the cancel flag was set; the child was killed
+  int signal = 0;                // the signal that ended it
+  int exit_code = -1;            // the status it exited with (without answering)
+  std::string threw;             // the C++ exception that escaped `work`
+};
+
+struct IsolationLimits {
+  /// Each phase may last this long (0: no per-phase deadline).
+  std::chrono::milliseconds phase_timeout{0};
+  /// Extra time for a phase that waits on an isolated child of its own (so
+  /// the inner deadline fires first and is reported); none when unset.
+  std::function<std::chrono::milliseconds(const std::string &phase)> phase_slack;
+  /// The child as a whole may last this long (0: no overall deadline).
+  std::chrono::milliseconds total_timeout{0};
+  /// When it becomes true the child is killed (polled every 50 ms).
+  const std::atomic<bool> *cancel = nullptr;
+  /// Put the child in a process group of its own and kill the whole group
+  /// (processes the plugin started included) when it is killed.
+  bool own_process_group = false;
+  /// Runs in the child right after fork, before `work`.
+  std::function<void()> in_child;
 };
 
 /// Forks; the child runs `work` (stdout redirected to stderr so plugin chatter
@@ -37,6 +62,10 @@ struct IsolatedOutcome {
 /// A phase that lasts longer than `phase_timeout` gets the child killed.
 IsolatedOutcome run_isolated(const std::function<std::string(const PhaseFn &)> &work,
                              std::chrono::milliseconds phase_timeout);
+IsolatedOutcome run_isolated(const std::function<std::string(const PhaseFn &)> &work, const IsolationLimits &limits);
+
+/// "SIGSEGV" for 11 (the name a user looks up), "signal N" when unknown.
+std::string signal_name(int sig);
 
 }  // namespace perfbound
 

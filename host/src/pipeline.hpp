@@ -8,7 +8,7 @@
 //                   required = true, default = ..., description = "..."
 //   [nodes.ID]      plugin = "vendor.name", kind = "kind_name",
 //                   params = { ... }, inputs = { port = "node.port" | ["a.p", "b.p"] },
-//                   description = "..."
+//                   description = "...", deadline_s = 600, isolate = true|false
 //   [outputs]       NAME = "node.port"
 //
 // Edges are written on the consumer as "node.port"; "inputs.NAME" refers to
@@ -74,10 +74,19 @@ struct NodeDecl {
   json params = json::object();
   std::map<std::string, SourceLoc> param_locs;
   std::vector<NodeInput> inputs;
+  /// `deadline_s`: seconds the node's create + run + destroy may take
+  /// (`run --node-deadline` overrides it; the engine's default otherwise).
+  std::optional<double> deadline_s;
+  /// `isolate`: run the node in a child process (true) or in the host's
+  /// (false); unset: the engine decides (`run --isolate`).
+  std::optional<bool> isolate;
   SourceLoc loc;
   SourceLoc plugin_loc;
   SourceLoc kind_loc;
 };
+
+/// The most a node's deadline may be: a week, in seconds.
+inline constexpr double kMaxNodeDeadlineSeconds = 604800;
 
 struct OutputDecl {
   std::string name;
@@ -116,6 +125,17 @@ std::optional<Override> parse_override(const std::string &text, Diagnostics &dia
 /// Interprets an override value as TOML ("[1,2]", "3", "true", "{a=1}",
 /// "\"x\""); anything that is not a TOML value is taken as a plain string.
 json parse_override_value(const std::string &text);
+/// As parse_override_value, but a text that can only be meant as TOML (it
+/// starts with '[', '{' or a quote, or is an integer literal) and does not
+/// parse is an error, as is a NaN or infinite float anywhere in the value:
+/// `grid=[9223372036854775808]` or `{grid=[1], grid=[2]}` is not quietly the
+/// plain string. Returns nullopt and sets `error` ("not a TOML value:
+/// ..."), else the value.
+std::optional<json> parse_override_value_checked(const std::string &text, std::string &error);
+/// The JSON path ("grid[1]", "args.n") of the first NaN or infinite number
+/// in `value` ("" for the value itself), or nullopt when every number is finite.
+/// `shown`, when given, is set to that number as text ("nan", "inf", "-inf").
+std::optional<std::string> first_nonfinite_number(const json &value, std::string *shown = nullptr);
 
 enum class ResolveMode {
   /// `lint` / `print-resolved`: input values may still be missing.

@@ -1,9 +1,11 @@
 //===- pipeline_parse.cpp - TOML pipeline files to the Pipeline model -----===//
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
 #include <perfbound/sdk/input_file.hpp>
+#include <perfbound/sdk/number.hpp>
 
 #include <toml++/toml.h>
 
@@ -46,6 +48,23 @@ json toml_to_json(const toml::node &node) {
   else if (const auto *tm = node.as_time()) os << tm->get();
   else if (const auto *dt = node.as_date_time()) os << dt->get();
   return os.str();
+}
+
+/// Reports every NaN or infinite float in a TOML value (a node's params, an
+/// input's default) at its line and column: JSON cannot carry one (it would
+/// become null), and no parameter means one.
+void check_finite(const toml::node &node, const std::string &path, const std::string &file, const std::string &node_id,
+                  Diagnostics &diags) {
+  if (const auto *f = node.as_floating_point()) {
+    if (!std::isfinite(f->get()))
+      diags.error(loc_of(node.source(), file), node_id,
+                  "'" + path + "' is " + (std::isnan(f->get()) ? "nan" : f->get() > 0 ? "inf" : "-inf") + "; every number must be finite");
+  } else if (const auto *t = node.as_table()) {
+    for (auto &&[key, value] : *t) check_finite(value, path + "." + std::string(key.str()), file, node_id, diags);
+  } else if (const auto *a = node.as_array()) {
+    size_t idx = 0;
+    for (const toml::node &value : *a) check_finite(value, path + "[" + std::to_string(idx++) + "]", file, node_id, diags);
+  }
 }
 
 const char *toml_type_name(const toml::node &node) {
@@ -164,6 +183,7 @@ class Parser {
           diags_.error(loc(*r), "", "'required' must be true or false");
       }
       if (const toml::node *d = t->get("default")) {
+        check_finite(*d, "inputs." + decl.name + ".default", file_, "", diags_);
         decl.default_value = toml_to_json(*d);
         decl.default_loc = loc(*d);
         bool wants_table = decl.kind == "table";
@@ -210,7 +230,7 @@ class Parser {
       diags_.error(loc(node), "", "[nodes] must be a table of node declarations");
       return;
     }
-    static const std::vector<std::string> kKeys = {"plugin", "kind", "params", "inputs", "description"};
+    static const std::vector<std::string> kKeys = {"plugin", "kind", "params", "inputs", "description", "deadline_s", "isolate"};
     if (table->size() > kMaxPipelineNodes) {
       diags_.error(loc(node), "", "the pipeline declares " + std::to_string(table->size()) + " nodes, more than the limit of " +
                                       std::to_string(kMaxPipelineNodes));
@@ -234,6 +254,24 @@ class Parser {
       decl.kind = get_string(*t, "kind", decl.id, true, decl.loc).value_or("");
       if (const toml::node *k = t->get("kind")) decl.kind_loc = loc(*k);
       decl.description = get_string(*t, "description", decl.id, false, decl.loc).value_or("");
+      if (const toml::node *d = t->get("deadline_s")) {
+        const pb::sdk::NumberRange range = pb::sdk::NumberRange::positive().at_most(kMaxNodeDeadlineSeconds);
+        std::optional<double> seconds;
+        if (const auto *i = d->as_integer()) seconds = static_cast<double>(i->get());
+        if (const auto *f = d->as_floating_point()) seconds = f->get();
+        if (!seconds)
+          diags_.error(loc(*d), decl.id, std::string("'deadline_s' must be a number of seconds, got ") + toml_type_name(*d));
+        else if (std::string problem = pb::sdk::number_problem(*seconds, range); !problem.empty())
+          diags_.error(loc(*d), decl.id, "'deadline_s' " + problem);
+        else
+          decl.deadline_s = *seconds;
+      }
+      if (const toml::node *i = t->get("isolate")) {
+        if (const auto *b = i->as_boolean())
+          decl.isolate = b->get();
+        else
+          diags_.error(loc(*i), decl.id, std::string("'isolate' must be true or false, got ") + toml_type_name(*i));
+      }
       if (const toml::node *p = t->get("params")) {
         if (const auto *pt = p->as_table()) {
           for (auto &&[pk, pv] : *pt) {
@@ -397,6 +435,53 @@ std::optional<Override> parse_override(const std::string &text, Diagnostics &dia
     return std::nullopt;
   }
   return Override{text.substr(0, eq), text.substr(eq + 1)};
+}
+
+std::optional<std::string> first_nonfinite_number(const json &value, std::string *shown) {
+  if (value.is_number_float()) {
+    const double number = value.get<double>();
+    if (std::isfinite(number)) return std::nullopt;
+    if (shown != nullptr) *shown = std::isnan(number) ? "nan" : number > 0 ? "inf" : "-inf";
+    return std::string();
+  }
+  if (value.is_object()) {
+    for (const auto &[key, child] : value.items())
+      if (auto at = first_nonfinite_number(child, shown)) return at->empty() ? key : key + (at->front() == '[' ? "" : ".") + *at;
+  } else if (value.is_array()) {
+    for (size_t idx = 0; idx < value.size(); ++idx)
+      if (auto at = first_nonfinite_number(value[idx], shown))
+        return "[" + std::to_string(idx) + "]" + (at->empty() || at->front() == '[' ? "" : ".") + *at;
+  }
+  return std::nullopt;
+}
+
+std::optional<json> parse_override_value_checked(const std::string &text, std::string &error) {
+  const size_t first = text.find_first_not_of(" \t");
+  const char lead = first == std::string::npos ? '\0' : text[first];
+  bool integer_literal = first != std::string::npos;
+  for (size_t idx = first; integer_literal && idx < text.size(); ++idx) {
+    const char c = text[idx];
+    integer_literal = (c >= '0' && c <= '9') || c == '_' || ((c == '-' || c == '+') && idx == first);
+  }
+  const bool must_be_toml = lead == '[' || lead == '{' || lead == '"' || lead == '\'' || integer_literal;
+  try {
+    toml::table t = toml::parse("v = " + text);
+    if (const toml::node *v = t.get("v")) {
+      json value = toml_to_json(*v);
+      std::string shown;
+      if (auto at = first_nonfinite_number(value, &shown)) {
+        error = (at->empty() ? std::string("the value") : "'" + *at + "'") + " is " + shown + "; every number must be finite";
+        return std::nullopt;
+      }
+      return value;
+    }
+  } catch (const toml::parse_error &err) {
+    if (must_be_toml) {
+      error = "not a TOML value: " + std::string(err.description());
+      return std::nullopt;
+    }
+  }
+  return json(text);
 }
 
 json parse_override_value(const std::string &text) {

@@ -1,5 +1,6 @@
 //===- pipeline_resolve.cpp - overrides, graph checks and ordering --------===//
 #include <algorithm>
+#include <cerrno>
 #include <map>
 #include <set>
 #include <sstream>
@@ -17,6 +18,27 @@ namespace {
 namespace fs = std::filesystem;
 
 const SourceLoc kCommandLine{"<command line>", 0, 0};
+
+/// "" when `path` is a regular file (after symbolic links); otherwise what
+/// it is, for "file 'X' <why>": does not exist, is a directory, is a device,
+/// a FIFO or a socket (never read as input), loops through symbolic links,
+/// or cannot be looked at (and why).
+std::string why_not_a_readable_file(const fs::path &path) {
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (ec && ec.value() == ELOOP) return "is a loop of symbolic links (too many levels of symbolic links), not a file";
+  if (status.type() == fs::file_type::not_found) return "does not exist";
+  if (ec) return "cannot be read: " + ec.message();
+  switch (status.type()) {
+    case fs::file_type::regular: return {};
+    case fs::file_type::directory: return "is a directory, not a file";
+    case fs::file_type::character:
+    case fs::file_type::block: return "is a device, not a regular file (a device is never read as input)";
+    case fs::file_type::fifo: return "is a FIFO, not a regular file (a FIFO is never read as input)";
+    case fs::file_type::socket: return "is a socket, not a regular file (a socket is never read as input)";
+    default: return "is not a regular file";
+  }
+}
 
 std::string describe_json(const json &v) {
   std::string s = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -59,6 +81,11 @@ class Resolver {
   Resolver(ResolvedPipeline &out, const PluginCatalog &catalog, ResolveMode mode, const ProfileLocator &locate,
            Diagnostics &diags)
       : out_(out), catalog_(catalog), mode_(mode), locate_(locate), diags_(diags) {}
+
+ private:
+  std::set<std::string> refused_inputs_;  // a --set value for them was refused
+
+ public:
 
   void run(const std::vector<Override> &overrides) {
     const Pipeline &p = out_.pipeline;
@@ -107,7 +134,15 @@ class Resolver {
         continue;
       }
       const std::string &head = parts.front();
-      json value = parse_override_value(ov.value_text);
+      std::string value_error;
+      std::optional<json> parsed = parse_override_value_checked(ov.value_text, value_error);
+      const bool verbatim_input = out_.pipeline.find_input(head) != nullptr && out_.pipeline.find_input(head)->kind != "table";
+      if (!parsed && !verbatim_input) {  // a path is taken as written
+        diags_.error(kCommandLine, "", where + ": " + value_error);
+        refused_inputs_.insert(head);  // said once: no "has no value" after it
+        continue;
+      }
+      json value = parsed.value_or(json(ov.value_text));
       if (const InputDecl *in = out_.pipeline.find_input(head)) {
         ResolvedInput &ri = out_.inputs[head];
         if (in->kind == "table") {
@@ -180,6 +215,12 @@ class Resolver {
         diags_.error(loc, rn.decl->id, "parameter '" + info.name + "' of " + rn.plugin->id + "/" + rn.kind->name + " " + problem);
         return;
       }
+    } else if (std::string shown; auto at = first_nonfinite_number(value, &shown)) {
+      // A JSON parameter (e.g. measured_us) from TOML or --set: JSON has no
+      // NaN or infinity (it would be written as null), and no parameter means one.
+      diags_.error(loc, rn.decl->id, "parameter '" + info.name + "' of " + rn.plugin->id + "/" + rn.kind->name +
+                                         (at->empty() ? "" : " at '" + *at + "'") + " must be a finite number, got " + shown);
+      return;
     }
     if (info.choices) {
       bool found = std::find(info.choices->begin(), info.choices->end(), value) != info.choices->end();
@@ -396,7 +437,7 @@ class Resolver {
       const InputDecl &decl = *ri.decl;
       SourceLoc loc = ri.origin == "pipeline default" ? decl.default_loc : kCommandLine;
       if (!ri.value) {
-        if (mode_ == ResolveMode::Run && decl.required) {
+        if (mode_ == ResolveMode::Run && decl.required && refused_inputs_.count(name) == 0) {
           std::string hint = decl.kind == "table" ? " --set " + name + ".KEY=VALUE"
                              : decl.kind == "profile" ? " --profile DIR"
                                                       : " --set " + name + "=PATH";
@@ -430,11 +471,11 @@ class Resolver {
       fs::path path = fs::path(text).is_absolute() ? fs::path(text) : relative_base / text;
       path = path.lexically_normal();
       ri.path = path;
-      std::error_code ec;
-      if (!fs::is_regular_file(path, ec)) {
-        // A missing default is worth a lint error; a missing --set file too.
-        diags_.error(loc, "", "pipeline input '" + name + "': file '" + path.string() + "' does not exist");
-      }
+      // A missing default is worth a lint error; a missing --set file too.
+      // Whatever is there instead is named: "does not exist" for a directory
+      // or a FIFO sends the user looking for the wrong thing.
+      if (std::string why = why_not_a_readable_file(path); !why.empty())
+        diags_.error(loc, "", "pipeline input '" + name + "': file '" + path.string() + "' " + why);
     }
     // Consumers of absent optional inputs.
     for (ResolvedNode &rn : out_.nodes) {

@@ -327,13 +327,19 @@ PluginCheckReport check_plugin(const fs::path &library, HostServices &host, cons
   // Everything that runs the library's code - its constructors included -
   // runs in a child: a crash, hang or exit there is a finding, not our end.
   // Each kind is isolated once more inside, with the same deadline, so the
-  // outer deadline leaves it room to report.
+  // outer deadline of a kind's phase leaves it 2 s more to report; load,
+  // negotiate, describe and init get the documented deadline itself.
+  IsolationLimits limits;
+  limits.phase_timeout = plugin_inspection_timeout();
+  limits.phase_slack = [](const std::string &phase) {
+    return phase.rfind("kind '", 0) == 0 ? std::chrono::milliseconds(2000) : std::chrono::milliseconds(0);
+  };
   IsolatedOutcome outcome = run_isolated(
       [&](const PhaseFn &phase) {
         PluginCheckReport inner = check_in_child(library, host, schemas, phase);
         return dump_safely({{"plugin", inner.plugin_id}, {"findings", findings_json(inner.findings)}});
       },
-      plugin_inspection_timeout() + std::chrono::seconds(2));
+      limits);
   if (!outcome.answered) {
     std::string check = outcome.phase == "load" || outcome.phase == "negotiate" ? "negotiation" : outcome.phase;
     report.findings.push_back({check, "fail", outcome.failure});

@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include <perfbound/sdk/input_file.hpp>
+#include <perfbound/sdk/json.hpp>
+#include <perfbound/sdk/number.hpp>
 #include <toml++/toml.h>
 
 #include "suggest.hpp"
@@ -30,6 +32,9 @@ std::vector<std::string> known_units() {
 namespace {
 
 std::string str(std::string_view text) { return std::string(text); }
+
+/// Empty or only white space: a "source" or "reason" that says nothing.
+bool blank(std::string_view text) { return text.find_first_not_of(" \t\r\n\f\v") == std::string_view::npos; }
 
 /// A "declared" member as written ({value, unit}); read with at() after this,
 /// never with const operator[] (a missing key there is undefined behaviour).
@@ -199,7 +204,7 @@ class Loader {
     if (unknown != nullptr) {
       // Unknown means null plus a reason, never a made-up number.
       if (value != nullptr) error(*value, key_path, "a quantity has either 'value' or 'unknown', not both");
-      if (!unknown->is_string() || unknown->as_string()->get().empty()) {
+      if (!unknown->is_string() || blank(unknown->as_string()->get())) {
         error(*unknown, key_path, "'unknown' must say why the value is not known");
         return nullptr;
       }
@@ -221,17 +226,20 @@ class Loader {
     }
     q["unit"] = str(units::canonical_unit(conv->dimension));
     const toml::node *source = t.get("source");
-    if (source != nullptr && source->is_string() && !source->as_string()->get().empty())
+    if (source != nullptr && source->is_string() && !blank(source->as_string()->get()))
       q["source"] = source->as_string()->get();
+    else if (source != nullptr)
+      error(*source, key_path, "'source' must name where the number comes from (a datasheet, a measurement, or \"unverified: why\"); "
+                               "an empty or blank string says nothing");
     else if (info.known)
       error(t, key_path, "every number needs a 'source' (a datasheet, a measurement, or \"unverified: why\")");
     for (const char *extra : {"note", "core"})
       if (const toml::node *n = t.get(extra); n != nullptr && n->is_string()) q[extra] = n->as_string()->get();
     if (const toml::node *kind = t.get("kind"); kind != nullptr) {
-      static const std::vector<std::string> kKinds = {"theoretical", "peak", "sustained"};
+      static const std::vector<std::string> kKinds = {"theoretical", "peak", "sustained", "argued"};
       std::string k = kind->is_string() ? kind->as_string()->get() : "";
       if (std::find(kKinds.begin(), kKinds.end(), k) == kKinds.end())
-        error(*kind, key_path, "kind must be \"theoretical\", \"peak\" or \"sustained\"");
+        error(*kind, key_path, "kind must be \"theoretical\", \"peak\", \"sustained\" or \"argued\"");
       else
         q["kind"] = k;
     }
@@ -320,20 +328,22 @@ class CalibrationChecker {
       error(id, "kind", "kind must be \"peak\" (usable in a lower bound) or \"sustained\" (diagnostic only)");
     if (!c.contains("n") || !c["n"].is_number_integer() || c["n"].get<int64_t>() < 1)
       error(id, "n", "n must be the number of measurements (an integer >= 1)");
-    if (!c.contains("method") || !c["method"].is_string() || c["method"].get<std::string>().empty())
+    if (!c.contains("method") || !c["method"].is_string() || blank(c["method"].get<std::string>()))
       error(id, "method", "every constant needs a 'method' a reader can repeat by hand");
     const json &sources = c.contains("sources") ? c["sources"] : json();
     if (!sources.is_array() || sources.empty())
       error(id, "sources", "every constant needs 'sources': the measurement files it was derived from");
     else
       for (const json &s : sources)
-        if (!s.is_object() || !s.value("file", json()).is_string() || !s.value("sha256", json()).is_string())
-          error(id, "sources", "each source needs 'file' and 'sha256'");
+        if (!s.is_object() || !s.value("file", json()).is_string() || !s.value("sha256", json()).is_string() ||
+            blank(s.at("file").get<std::string>()) || blank(s.at("sha256").get<std::string>()))
+          error(id, "sources", "each source needs 'file' and 'sha256' (neither blank)");
 
     const json &value = c.contains("value") ? c["value"] : json();
     if (value.is_object()) return;  // a table (checked by the schema)
     if (value.is_null()) {
-      if (!c.value("reason", json()).is_string()) error(id, "value", "a null value needs a 'reason'");
+      const json reason = c.value("reason", json());
+      if (!reason.is_string() || blank(reason.get<std::string>())) error(id, "value", "a null value needs a 'reason'");
       return;
     }
     if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() <= 0)
@@ -450,8 +460,29 @@ class ProfileChecker {
       top_error("unsupported profile format " + format->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "; this perfbound reads format " +
                 std::to_string(kProfileFormatVersion));
     const json *name = lookup(doc_, "name");
-    if (name == nullptr || !name->is_string() || name->get<std::string>().empty()) top_error("missing key 'name'");
+    if (name == nullptr || !name->is_string() || blank(name->get<std::string>())) top_error("missing key 'name'");
   }
+
+ public:
+  /// `--profile NAME` finds a profile by its directory's name, and reports
+  /// name it by `name`: the two must be the same word.
+  void name_matches_directory(const fs::path &dir) {
+    const json *name = lookup(doc_, "name");
+    if (name == nullptr || !name->is_string()) return;  // reported by header()
+    fs::path normal = fs::absolute(dir).lexically_normal();
+    if (normal.filename().empty()) normal = normal.parent_path();
+    const std::string directory = normal.filename().string();
+    if (name->get<std::string>() == directory) return;
+    const toml::node *node = root_.get("name");
+    const std::string message = "key 'name': the profile is named '" + name->get<std::string>() + "' but its directory is '" +
+                                directory + "'; a profile is found (--profile NAME) by its directory, so the two must agree";
+    if (node != nullptr)
+      diags_.error(loader_.loc(*node), "", message);
+    else
+      top_error(message);
+  }
+
+ private:
 
   void wrong_dimension(const std::string &key, const QuantityInfo &info, Dimension want) {
     loader_.error(*info.node, key,
@@ -552,7 +583,8 @@ class ProfileChecker {
         if (!d.is_number_integer() || d.get<int64_t>() < 1 || d.get<int64_t>() > 1024)
           missing(key + "." + dim, "key '" + key + "." + dim + "': must be a whole number of elements in 1 .. 1024");
       }
-      if (!f->value("source", json()).is_string()) missing(key, "key '" + key + "': every number needs a 'source'");
+      if (const json source = f->value("source", json()); !source.is_string() || blank(source.get<std::string>()))
+        missing(key, "key '" + key + "': every number needs a 'source' (not blank)");
     }
   }
 
@@ -643,7 +675,9 @@ ProfileLoad load_profile(const fs::path &dir) {
   Loader loader(where, result.diagnostics);
   json doc = loader.convert(root, "");
   if (!doc.is_object()) doc = json::object();
-  ProfileChecker(doc, root, loader, where, result.diagnostics).run();
+  ProfileChecker checker(doc, root, loader, where, result.diagnostics);
+  checker.run();
+  checker.name_matches_directory(dir);
 
   // Calibration database (optional; format owned by perfbound.calibration/1).
   doc["calibration"] = nullptr;
@@ -657,12 +691,17 @@ ProfileLoad load_profile(const fs::path &dir) {
       std::optional<std::string> text = read_text(cal_path, cal_loc, "key 'calibration_file': ", result.diagnostics);
       if (text) {
         result.files.push_back(cal_path);
-        json calibration;
-        try {
-          calibration = json::parse(*text);
-        } catch (const json::parse_error &err) {
-          uint32_t line = static_cast<uint32_t>(std::count(text->begin(), text->begin() + static_cast<std::ptrdiff_t>(std::min(err.byte, text->size())), '\n') + 1);
-          result.diagnostics.error({cal_path.string(), line, 0}, "", std::string("JSON syntax error: ") + err.what());
+        // Without exceptions: a number JSON cannot hold (1e400) is an
+        // out_of_range error, not a parse_error, and aborted `profile check`.
+        json calibration = json::parse(*text, nullptr, /*allow_exceptions=*/false);
+        if (calibration.is_discarded()) {
+          const std::string where_why = pb::sdk::json_syntax_error(*text);  // "line L, column C: why"
+          uint32_t line = 0, column = 0;
+          std::sscanf(where_why.c_str(), "line %u, column %u", &line, &column);
+          const size_t colon = where_why.find(": ");
+          result.diagnostics.error({cal_path.string(), line, column}, "",
+                                   "not valid JSON: " + (colon == std::string::npos ? where_why : where_why.substr(colon + 2)));
+          calibration = nullptr;
         }
         if (!calibration.is_null() && !calibration.is_object())
           result.diagnostics.error({cal_path.string(), 1, 1}, "", "a calibration file is one JSON object");

@@ -87,7 +87,8 @@ void NodeRunContext::c_progress(const pb_run_context *ctx, double fraction, cons
 pb_bool NodeRunContext::c_cancelled(const pb_run_context *ctx) {
   if (ctx == nullptr) return PB_FALSE;
   NodeRunContext &self = of(ctx);
-  return self.cancel_ != nullptr && self.cancel_->load() ? PB_TRUE : PB_FALSE;
+  const bool cancelled = (self.cancel_ != nullptr && self.cancel_->load()) || (self.stop_ != nullptr && self.stop_->load());
+  return cancelled ? PB_TRUE : PB_FALSE;
 }
 
 }  // namespace perfbound

@@ -36,6 +36,9 @@ class NodeRunContext {
   void add_input(const std::string &port, DocumentPtr doc);
   void set_progress_sink(std::function<void(const std::string &)> sink) { progress_sink_ = std::move(sink); }
   void set_cancel_flag(const std::atomic<bool> *cancel) { cancel_ = cancel; }
+  /// A second flag that also makes cancelled() true: this node's own stop
+  /// request (its deadline passed).
+  void set_stop_flag(const std::atomic<bool> *stop) { stop_ = stop; }
 
   [[nodiscard]] const pb_run_context *c() const { return &c_; }
   /// Raw output bytes by port, as copied from set_output.
@@ -62,6 +65,7 @@ class NodeRunContext {
   std::vector<LogMessage> messages_;
   std::function<void(const std::string &)> progress_sink_;
   const std::atomic<bool> *cancel_ = nullptr;
+  const std::atomic<bool> *stop_ = nullptr;
   std::chrono::steady_clock::time_point last_progress_{};
   std::mutex mutex_;
 };

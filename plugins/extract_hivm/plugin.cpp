@@ -42,12 +42,16 @@ void apply_signature(const json &facts, pb::hivm::AnalysisOptions &options, cons
 
 class HivmProgram : public pb::sdk::Node {
  public:
-  explicit HivmProgram(const pb::sdk::Params &) {}
+  explicit HivmProgram(const pb::sdk::Params &params) {
+    const std::string split = params.string("split");
+    split_ = split == "on" ? pb::hivm::SplitMode::On : split == "off" ? pb::hivm::SplitMode::Off : pb::hivm::SplitMode::Auto;
+  }
 
   void run(pb::sdk::RunContext &ctx) override {
     std::string_view text = ctx.text_input("hivm");
     const std::string origin = ctx.origin("hivm");
     pb::hivm::AnalysisOptions options;
+    options.split = split_;
     try {
       pb::hivm::apply_profile(ctx.json_input("profile"), options);
     } catch (const std::exception &e) {
@@ -88,6 +92,9 @@ class HivmProgram : public pb::sdk::Node {
     program = pb::hivm::Program();
     ctx.set_output_text("program", document);
   }
+
+ private:
+  pb::hivm::SplitMode split_ = pb::hivm::SplitMode::Auto;
 };
 
 std::optional<std::string> render(std::string_view schema, const json &doc, std::string_view format) {
@@ -139,7 +146,11 @@ pb::sdk::PluginSpec describe() {
        pb::sdk::optional_input("dsl", kDslSchema,
                                "the TTIR extractor's facts of the same kernel: their signature names the Triton arguments, so "
                                "launch.args and launch.data may be keyed by name")},
-      {pb::sdk::output("program", pb::hivm::kProgramSchema, "the analyzed program")}));
+      {pb::sdk::output("program", pb::hivm::kProgramSchema, "the analyzed program")},
+      {pb::sdk::choice_param("split", "auto", {"auto", "on", "off"},
+                             "lit files: cut the input at its '// -----' lines (mlir-opt --split-input-file) and "
+                             "analyse one input, the one holding launch.kernel (\"NAME\" or \"NAME:LINE\"); auto: when "
+                             "the file has such a line")}));
   spec.render = render;
   spec.examples.push_back({"hivm_program",
                            "the bundled vector_add dump, n = 16M",

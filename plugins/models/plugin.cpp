@@ -16,6 +16,7 @@
 #include <mutex>
 
 #include "combine.hpp"
+#include "critical_path.hpp"
 #include "examples.hpp"
 #include "render.hpp"
 #include "sweep.hpp"
@@ -85,6 +86,12 @@ class TermNode : public pb::sdk::Node {
     m::Term term;
     if (has_dsl) {
       term = dsl_(ctx.json_input("dsl"), rates, options_, ctx.origin("dsl"));
+    } else if (kind_ == "memory" && ctx.has_input("unique")) {
+      // The DSL tier's unique bytes per argument cap the HIVM tier's
+      // cold-cache floor (docs/model.md §3.3).
+      m::TermOptions options = options_;
+      options.unique = m::UniqueBytes::from_dsl(ctx.json_input("unique"), ctx.origin("unique"));
+      term = hivm_(read_view(ctx), rates, options);
     } else {
       term = hivm_(read_view(ctx), rates, options_);
     }
@@ -116,6 +123,28 @@ using ComponentFloor = Kind<kComponent, &m::component_floor_dsl, &m::component_f
 using Memory = Kind<kMemory, &m::memory_dsl, &m::memory_hivm>;
 using Serialization = Kind<kSerial, nullptr, &m::serialization_hivm>;
 using IssueFloor = Kind<kIssue, nullptr, &m::issue_floor_hivm>;
+
+/// `critical_path`: the longest chain through the block's orderings. It
+/// reads the program itself: hivm_work has no op order.
+class CriticalPath : public pb::sdk::Node {
+ public:
+  explicit CriticalPath(const pb::sdk::Params &params) : node_(params.node_id()) {
+    const json &raw = params.raw();
+    if (raw.contains("latency")) options_.latency = raw["latency"].get<std::string>();
+    if (raw.contains("issue_per_cycle")) options_.issue_per_cycle = raw["issue_per_cycle"].get<double>();
+  }
+  void run(pb::sdk::RunContext &ctx) override {
+    m::Rates rates = read_rates(ctx);
+    m::Term term = m::critical_path_hivm_text(ctx.text_input("hivm"), ctx.origin("hivm"), ctx.json_input("profile"),
+                                              rates, options_);
+    term.producer = {{"plugin", "perfbound.models"}, {"kind", "critical_path"}, {"node", node_}};
+    ctx.set_output("term", std::move(term).to_json());
+  }
+
+ private:
+  std::string node_;
+  m::CriticalPathOptions options_;
+};
 
 class Combiner : public pb::sdk::Node {
  public:
@@ -223,9 +252,14 @@ pb::sdk::PluginSpec describe() {
       "component_floor", "Busiest core's busy time per component (cube, vector, scalar, MTE1-3, FIXPIPE) (DSL or HIVM)",
       term_inputs(true), term_output(),
       {pb::sdk::param("issue_per_cycle", PB_PARAM_FLOAT, 1.0, "instructions the scalar unit issues per cycle").at_least(0.01).at_most(64)}));
+  std::vector<pb::sdk::PortSpec> memory_inputs = term_inputs(true);
+  memory_inputs.push_back(pb::sdk::optional_input(
+      "unique", m::kDslSchema,
+      "DSL facts of the same launch (HIVM tier): each argument's unique bytes cap its DMA bytes in the cold-cache floor; "
+      "without them the floor counts no argument's bytes (they may be re-reads)"));
   spec.kinds.push_back(pb::sdk::kind<Memory>(
       "memory", "GM traffic at the occupancy-aware HBM bandwidth with packet efficiency (DSL or HIVM tier)",
-      term_inputs(true), term_output(),
+      memory_inputs, term_output(),
       {pb::sdk::choice_param("packet_efficiency", "transfer", {"transfer", "none"},
                              "transfer: apply the calibrated packet efficiency at each DMA's size (argued); none: peak only (strict)"),
        pb::sdk::choice_param("cache", "unknown", {"unknown", "cold", "warm"},
@@ -243,6 +277,19 @@ pb::sdk::PluginSpec describe() {
       {pb::sdk::param("issue_per_cycle", PB_PARAM_FLOAT, 1.0, "instructions the scalar unit issues per cycle").at_least(0.01).at_most(64),
        pb::sdk::choice_param("instruction_count", "guaranteed", {"guaranteed", "as_written"},
                              "guaranteed: only instructions the backend cannot remove (strict); as_written: every IR op (argued)")}));
+  spec.kinds.push_back(pb::sdk::kind<CriticalPath>(
+      "critical_path",
+      "Longest chain of work through in-order pipes, PIPE_ALL barriers and set_flag/wait_flag pairs, per block (HIVM)",
+      {pb::sdk::input("hivm", m::kHivmSchema, "HIVM program (the op order; hivm_work has none)"),
+       pb::sdk::input("profile", m::kProfileSchema, "hardware profile with its calibration")},
+      term_output(),
+      {pb::sdk::choice_param("latency", "calibrated", {"calibrated", "none"},
+                             "calibrated: add the calibration's per-event latencies on the chain (argued); none: "
+                             "throughput only (strict)"),
+       pb::sdk::param("issue_per_cycle", PB_PARAM_FLOAT, 1.0,
+                      "instructions the scalar unit issues per cycle (scalar work on the chain, argued)")
+           .at_least(0.01)
+           .at_most(64)}));
   spec.kinds.push_back(pb::sdk::kind<Combiner>(
       "combiner", "Composes the terms wired in into the bound report: two limits, verdict, attribution, findings",
       {pb::sdk::multi_input("terms", m::kTermSchema, "every term to compose (any tier, any plugin)"),
@@ -262,7 +309,10 @@ pb::sdk::PluginSpec describe() {
       {pb::sdk::param("configs", PB_PARAM_JSON, json::array(),
                       "configurations: [{grid: [..], args: {..}}, ...] or a range spec (docs/model.md §8)"),
        pb::sdk::param("threshold_us", PB_PARAM_JSON, nullptr, "prune above this time (us), e.g. a measured best; null: use factor"),
-       pb::sdk::param("factor", PB_PARAM_FLOAT, 1.5, "without a threshold, prune above factor x the best bound")}));
+       pb::sdk::param("factor", PB_PARAM_FLOAT, 1.5, "without a threshold, prune above factor x the best bound"),
+       pb::sdk::choice_param("cache", "unknown", {"unknown", "cold", "warm"},
+                             "L2 state of the measurement behind threshold_us: cold adds the cold-cache HBM floor to "
+                             "the strict bound a safe pruning compares; unknown/warm leave it out")}));
   spec.commands.push_back({"sweep", "DSL-tier bounds of many launch configurations (autotuner pruning)", m::sweep_command});
   spec.render = render;
   spec.on_init = [](const pb::sdk::Host &host) { g_host.store(host.raw()); };

@@ -9,6 +9,7 @@
 
 #include "analyze.hpp"
 #include "ir.hpp"
+#include "parser.hpp"
 #include "program.hpp"
 #include "support/test_support.hpp"
 
@@ -43,6 +44,30 @@ inline const pb::hivm::OpRecord &op_at(const pb::hivm::Program &p, uint32_t line
   auto ops = at_line(p, line);
   REQUIRE_MESSAGE(ops.size() == 1, "expected one op on line " << line << ", found " << ops.size());
   return *ops[0];
+}
+
+/// The kernels of a file as launch.kernel selections: "NAME:LINE" for every
+/// function of every input of a lit file (inputs cut at its `// -----` lines;
+/// an input that cannot be read gives none), or one empty selection (the whole
+/// file) for a file that is not one.
+inline std::vector<std::string> kernels_of(const std::string &text) {
+  if (!pb::hivm::has_split_marker_line(text)) return {""};
+  std::vector<std::string> out;
+  for (const pb::hivm::Section &s : pb::hivm::split_sections(text)) {
+    pb::hivm::FileReader reader(std::string_view(text).substr(s.begin, s.end - s.begin), s.first_line);
+    try {
+      for (const pb::hivm::FunctionSite &site : reader.list_functions())
+        out.push_back(site.name + ":" + std::to_string(site.line));
+    } catch (const pb::hivm::SourceError &) {
+    }
+  }
+  return out;
+}
+
+/// `o` with launch.kernel = `kernel`.
+inline pb::hivm::AnalysisOptions with_kernel(pb::hivm::AnalysisOptions o, const std::string &kernel) {
+  o.kernel = kernel;
+  return o;
 }
 
 /// The error a malformed text produces (SourceError), or "" when it parses.

@@ -146,7 +146,7 @@ TEST_CASE("chunk_kda: cube FLOP from mmadL1 operands") {
   CHECK(op_at(p, 466).k == 64);
   CHECK(op_at(p, 466).n == 64);
   // bf16 fractal 16x16x16: M,K,N are multiples of 16, so L1 -> L0A/L0B moves (64*32 + 32*32) * 2 = 6144 B at L312.
-  CHECK(op_at(p, 312).mte1_bytes == 6144);
+  CHECK(op_at(p, 312).totals().mte1_bytes.value == 6144);
 }
 
 TEST_CASE("chunk_kda: vector side counts with two AIV instances and sub-block conditions") {

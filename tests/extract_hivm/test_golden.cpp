@@ -10,7 +10,8 @@
 //   <input id> <launch id> <fnv1a-64 hex> <bytes>
 //
 // Inputs: every file under ../shared/data/hivm (recursively; skipped with a
-// message when ../shared is absent), tests/extract_hivm/data/*.mlir,
+// message when ../shared is absent), tests/extract_hivm/data/**/*.mlir (each
+// function of a lit file also on its own: launch "kernel.NAME:LINE"),
 // examples/kernels/**/*.npuir.mlir, and each case of
 // tests/corpus/shared_corpus.toml with its launch values. Every input runs
 // without a launch ("none"); the inputs below also run with the launches,
@@ -167,6 +168,13 @@ std::vector<Input> collect_inputs() {
   for (const fs::path &p : files_under(pbtest::source_dir() / "examples" / "kernels",
                                        [&](const fs::path &q) { return ends_with(q, ".npuir.mlir"); }))
     add(p);
+  // A lit file is cut into its inputs (split = auto): each function is run on
+  // its own, chosen by launch.kernel = "NAME:LINE" (a run without one lists them).
+  for (auto &[id, in] : inputs) {
+    if (in.path.extension() != ".mlir") continue;
+    for (const std::string &kernel : hivmtest::kernels_of(pbtest::read_file(in.path)))
+      if (!kernel.empty()) in.launches.push_back({"kernel." + kernel, json{{"kernel", kernel}}});
+  }
   for (auto &[id, launches] : test_launches()) {
     auto it = inputs.find(id);
     if (it == inputs.end()) continue;  // a ../shared input when ../shared is absent

@@ -190,12 +190,13 @@ TEST_CASE("H1/H2: compiler diagnostics before and after the IR are skipped and r
 
 TEST_CASE("H3: files without a final newline parse to their last function") {
   PBTEST_REQUIRE_SHARED();
-  // sync-ops.mlir ends with "}" on line 100 and no newline; its last function is the lock test.
-  Program p = analyze_text(hivmtest::shared_hivm("ascendnpu-ir_IR_sync-ops.mlir"), {});
+  // sync-ops.mlir ends with "}" on line 100 and no newline; its last input is the lock test (line 95).
+  Program p = analyze_text(hivmtest::shared_hivm("ascendnpu-ir_IR_sync-ops.mlir"),
+                           hivmtest::with_kernel({}, "test_sync_block_lock_unlock_free_lock_var:95"));
   REQUIRE(!p.functions.empty());
   CHECK(p.functions.back().name == "@test_sync_block_lock_unlock_free_lock_var");
   CHECK(histogram(p, "hivm.hir.free_lock_var") == 1);
-  Program q = analyze_text(hivmtest::shared_hivm("ascendnpu-ir_IR_dma-ops.mlir"), {});
+  Program q = analyze_text(hivmtest::shared_hivm("ascendnpu-ir_IR_dma-ops.mlir"), hivmtest::with_kernel({}, "noncontiguous_copy"));
   CHECK(q.functions.back().name == "@noncontiguous_copy");
 }
 
@@ -357,7 +358,8 @@ TEST_CASE("H6: a pad_value ': f32' after outs is not the op's type") {
 
 TEST_CASE("H9/H10/H21/H23: multi-line ops, long and short enum syntax, duplicate names, module wrappers") {
   PBTEST_REQUIRE_SHARED();
-  Program p = analyze_text(hivmtest::shared_hivm("ascendnpu-ir_IR_sync-ops.mlir"), {});
+  const std::string sync_ops = hivmtest::shared_hivm("ascendnpu-ir_IR_sync-ops.mlir");
+  Program p = analyze_text(sync_ops, hivmtest::with_kernel({}, "set_flag:8"));
   // L9 long form and L10 mixed form, with a space before '[': both MTE1 -> M, event 0.
   for (uint32_t line : {9u, 10u}) {
     const OpRecord &s = op_at(p, line);
@@ -367,28 +369,39 @@ TEST_CASE("H9/H10/H21/H23: multi-line ops, long and short enum syntax, duplicate
     CHECK(s.sync->event == 0);
   }
   // L45-48: sync_block_set with `flag = 1` on the next line.
-  const OpRecord &sbs = op_at(p, 45);
+  Program b = analyze_text(sync_ops, hivmtest::with_kernel({}, "test_sync_block_set_flag_attr"));
+  const OpRecord &sbs = op_at(b, 45);
   REQUIRE(sbs.sync);
   CHECK(sbs.sync->tcore == "CUBE");
   CHECK(sbs.sync->from == Pipe::FIX);
   CHECK(sbs.sync->event == 1);
-  // Duplicate function names in lit splits: two @set_flag and two @wait_flag are all kept.
-  int set_flag_fns = 0;
-  for (const FunctionRecord &f : p.functions) set_flag_fns += f.name == "@set_flag";
-  CHECK(set_flag_fns == 2);
+  // H21, duplicate function names in lit splits: @set_flag at lines 8 and 17 are in two inputs, each
+  // chosen by its line; read as one module (split = off) the second is a redefinition of the first.
+  CHECK(analyze_text(sync_ops, hivmtest::with_kernel({}, "set_flag:17")).functions.at(0).line == 17);
+  AnalysisOptions whole;
+  whole.split = SplitMode::Off;
+  try {
+    (void)analyze_text(sync_ops, whole);
+    FAIL("a module holding @set_flag twice was accepted");
+  } catch (const SourceError &e) {
+    CHECK(e.line() == 17);
+    CHECK(std::string(e.what()).find("already defined at line 8") != std::string::npos);
+  }
   // dma-ops L14-15: nd2nz over two lines, 256x128 f16 (the GM subview) = 65536 B.
-  Program d = analyze_text(hivmtest::shared_hivm("ascendnpu-ir_IR_dma-ops.mlir"), {});
+  const std::string dma_ops = hivmtest::shared_hivm("ascendnpu-ir_IR_dma-ops.mlir");
+  Program d = analyze_text(dma_ops, hivmtest::with_kernel({}, "test_nd2nz:8"));
   CHECK(value(op_at(d, 14).totals().bytes) == 65536);
   // H23: `module attributes {hacc.target = ...} {` wraps @test_fixpipe_A5_features (line 67).
-  bool found = false;
-  for (const FunctionRecord &f : d.functions) found = found || (f.name == "@test_fixpipe_A5_features" && f.line == 67);
-  CHECK(found);
+  Program f = analyze_text(dma_ops, hivmtest::with_kernel({}, "test_fixpipe_A5_features"));
+  REQUIRE(f.functions.size() == 1);
+  CHECK(f.functions[0].line == 67);
 }
 
 TEST_CASE("H11: copies on tensors have no address spaces, so no pipe: counted as unmodelled") {
   PBTEST_REQUIRE_SHARED();
-  Program d = analyze_text(hivmtest::shared_hivm("ascendnpu-ir_IR_dma-ops.mlir"), {});
+  const std::string dma_ops = hivmtest::shared_hivm("ascendnpu-ir_IR_dma-ops.mlir");
   // L186: %res = hivm.hir.copy ins(%src : tensor<16x16xf32>) outs(%dst : tensor<16x16xf32>) -> tensor<16x16xf32>
+  Program d = analyze_text(dma_ops, hivmtest::with_kernel({}, "hivm_tensor_copy_gm_to_ub"));
   const OpRecord &copy = op_at(d, 186);
   CHECK_FALSE(copy.modelled);
   CHECK(copy.pipes.empty());
@@ -397,8 +410,10 @@ TEST_CASE("H11: copies on tensors have no address spaces, so no pipe: counted as
   for (const Unmodelled &u : d.unmodelled)
     if (u.op == "hivm.hir.copy") listed = std::find(u.lines.begin(), u.lines.end(), 186u) != u.lines.end();
   CHECK(listed);
-  // L196: copy UB -> UB on memrefs is a vector-pipe copy.
-  CHECK(op_at(d, 196).pipes == PipeList{Pipe::V});
+  // L196: copy UB -> UB on memrefs is a vector-pipe copy (its function is then a vector one).
+  Program u = analyze_text(dma_ops, hivmtest::with_kernel({}, "hivm_memref_copy_ub_to_ub"));
+  CHECK(op_at(u, 196).pipes == PipeList{Pipe::V});
+  CHECK(u.functions.at(0).core == CoreType::AIV);
 }
 
 TEST_CASE("H12/H13: fully dynamic NZ operands and mmadL1 details") {
@@ -460,14 +475,19 @@ TEST_CASE("H19/H20: vbrc into cbuf runs on MTE2; pointer_cast with two addresses
 TEST_CASE("H22/H24: op names in CHECK comments are not counted; brackets in function attributes") {
   PBTEST_REQUIRE_SHARED();
   // inject-block-sync.mlir names sync_block_set 10x, sync_block_wait 10x, sync_block 3x and set_ffts_base_addr
-  // once, all in CHECK comments: none is an op.
-  Program p = analyze_text(hivmtest::shared_hivm("ascendnpu-ir_inject-block-sync.mlir"), {});
-  CHECK(histogram(p, "hivm.hir.sync_block_set") == 0);
-  CHECK(histogram(p, "hivm.hir.sync_block_wait") == 0);
-  CHECK(histogram(p, "hivm.hir.sync_block") == 0);
-  CHECK(histogram(p, "hivm.hir.set_ffts_base_addr") == 0);
+  // once, all in CHECK comments: none is an op, in any of its inputs.
+  const std::string text = hivmtest::shared_hivm("ascendnpu-ir_inject-block-sync.mlir");
+  std::vector<std::string> kernels = hivmtest::kernels_of(text);
+  for (const std::string &kernel : kernels) {
+    INFO(kernel);
+    Program p = analyze_text(text, hivmtest::with_kernel({}, kernel));
+    CHECK(histogram(p, "hivm.hir.sync_block_set") == 0);
+    CHECK(histogram(p, "hivm.hir.sync_block_wait") == 0);
+    CHECK(histogram(p, "hivm.hir.sync_block") == 0);
+    CHECK(histogram(p, "hivm.hir.set_ffts_base_addr") == 0);
+  }
   // Nine functions with bodies (the tenth "func.func" is a CHECK-LABEL comment).
-  CHECK(p.functions.size() == 9);
+  CHECK(kernels.size() == 9);
   // chunk_kda L6: func_dyn_memref_args = dense<[false, true, ...]> : vector<29xi1> before hivm.func_core_type.
   Program k = analyze_text(hivmtest::shared_hivm("chunk_kda.npuir.mlir"), {});
   CHECK(k.functions[0].core == CoreType::AIC);

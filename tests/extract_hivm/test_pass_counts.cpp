@@ -192,10 +192,14 @@ TEST_CASE("op_quantities: a strided GM load, a vector op with masked lanes, a cu
     OpQuantities::Sample mm = p.quantities.sample(p.record_at(14));
     CHECK(*mm.flop.value == 48000);
     CHECK(*mm.elements.value == 800);
+    CHECK(mm.m == 20);
+    CHECK(mm.n == 40);
+    CHECK(*mm.mte1_bytes.value == 5120);
+    CHECK_FALSE(mm.mte1_bytes.estimated());
+    CHECK(mm.dtype == "bf16");
+    // Sampling an execution leaves the record alone (its per-execution fields are the representative's).
     const OpRecord &cube = p.ir.prog.ops[p.record_at(14)];
-    CHECK(cube.m == 20);
-    CHECK(cube.n == 40);
-    CHECK(cube.mte1_bytes == 5120);
+    CHECK_FALSE(cube.m.has_value());
     CHECK(cube.issued_instructions == 3);
     // A non-HIVM record has no quantities.
     CHECK_FALSE(p.quantities.sample(p.record_at(2)).bytes.value.has_value());

@@ -383,7 +383,7 @@ TEST_CASE("hivm_ops: sync operands (static and dynamic events), copy pipes from 
   hivm.hir.set_flag[<PIPE_MTE2>, <PIPE_V>, <EVENT_ID3>]
   hivm.hir.pipe_barrier[<PIPE_ALL>]
   hivm.hir.copy ins(%0 : memref<64xf32, #hivm.address_space<ub>>) outs(%1 : memref<64xf32, #hivm.address_space<ub>>)
-  hivm.hir.copy ins(%arg0 : memref<64xf32, #hivm.address_space<gm>>) outs(%arg0 : memref<64xf32, #hivm.address_space<gm>>)
+  hivm.hir.copy ins(%0 : memref<64xf32, #hivm.address_space<ub>>) outs(%arg0 : memref<64xf32, #hivm.address_space<gm>>)
   scf.for %arg1 = %c0 to %c2 step %c1 {
     %2 = arith.index_cast %arg1 : index to i64
     hivm.hir.wait_flag[<PIPE_MTE2>, <PIPE_V>, %2]
@@ -407,10 +407,10 @@ TEST_CASE("hivm_ops: sync operands (static and dynamic events), copy pipes from 
     REQUIRE(copy.reads.size() == 1);
     CHECK(copy.reads[0].kind == BufferRef::Kind::Address);
     CHECK(copy.writes.size() == 1);
-    // GM -> GM: no pipe copies between them, so the op is not modelled.
-    const OpRecord &gm = p.ir.prog.ops[p.record_at(11)];
-    CHECK_FALSE(gm.modelled);
-    CHECK(gm.unresolved_pipe == "copy between address spaces with no known pipe");
+    // UB -> GM: MTE3.
+    const OpRecord &out = p.ir.prog.ops[p.record_at(11)];
+    CHECK(out.pipes == PipeList{Pipe::MTE3});
+    CHECK(out.path_name == "ub_to_gm");
     // The dynamic event id takes 0 and 1 over the loop's iterations.
     const uint32_t wait = p.record_at(14);
     CHECK(p.ir.prog.ops[wait].sync->event_value == "%2");

@@ -8,7 +8,8 @@
 // refactorings of plugins/extract_ttir that must not change any output.
 //
 // Inputs: every TTIR file (.ttir, or .mlir holding `tt.func`) under
-// ../shared/data (skipped with a message when ../shared is absent), every file
+// ../shared/data but data/peer (skipped with a message when ../shared is
+// absent; peer/ is tests/conformance/ttir's corpus), every file
 // in tests/extract_ttir/kernels and tests/extract_ttir/syntax, every
 // examples/kernels/*/*.ttir.mlir, and each TTIR case of
 // tests/corpus/shared_corpus.toml with its own launch. Origins are paths
@@ -206,9 +207,12 @@ std::vector<Case> all_cases(bool with_shared) {
   for (const fs::path &p : files_under(src / "examples" / "kernels", false))
     if (p.filename().string().find(".ttir") != std::string::npos)
       inputs.push_back({p, fs::relative(p, src).generic_string(), false});
+  // ../shared/data/peer (other projects' lit tests, hundreds of kernels) is
+  // the conformance corpus of tests/conformance/ttir, not part of the golden set.
   if (with_shared)
     for (const fs::path &p : files_under(pbtest::shared_dir() / "data", true))
-      inputs.push_back({p, "shared/" + fs::relative(p, pbtest::shared_dir()).generic_string(), true});
+      if (fs::relative(p, pbtest::shared_dir() / "data").begin()->string() != "peer")
+        inputs.push_back({p, "shared/" + fs::relative(p, pbtest::shared_dir()).generic_string(), true});
   std::vector<Case> cases;
   for (const Input &in : inputs) derived_cases(in, cases);
   corpus_cases(cases);

@@ -91,9 +91,18 @@ TEST_CASE("an error in a later section is reported at its line in the whole file
       "    tt.return\n"
       "  }\n"
       "}\n";
+  // The first section's kernel is analysed; the second's is refused alone,
+  // with MLIR's diagnostic at its line in the whole file.
   auto module = analyze_ttir(text, "two.ttir");
-  REQUIRE_FALSE(module);
-  CHECK(module.error().message.rfind("two.ttir:9:28: error:", 0) == 0);
+  REQUIRE(static_cast<bool>(module));
+  REQUIRE(module->kernels.size() == 1);
+  CHECK(module->kernels[0].name == "a");
+  REQUIRE(module->refused.size() == 1);
+  CHECK(module->refused[0].name == "b");
+  CHECK(module->refused[0].line == 8);
+  CHECK(module->refused[0].message.rfind("two.ttir:9:28: error:", 0) == 0);
+  CHECK_THROWS_WITH_AS(perfbound::ttir::select_kernel(*module, json{{"kernel", "b"}}),
+                       doctest::Contains("two.ttir:9:28: error:"), pb::sdk::InputError);
 }
 
 TEST_CASE("CRLF line ends and a missing final newline are accepted") {
@@ -269,6 +278,11 @@ TEST_CASE("truncated and corrupted files give a diagnostic or a model, never a c
           ++errors;
           // Every failure is a located diagnostic.
           CHECK(m.error().message.find("cut.ttir:") != std::string::npos);
+        } else if (!m->refused.empty()) {
+          // The functions the cut broke are refused, each with its line.
+          ++errors;
+          for (const perfbound::ttir::Refusal &r : m->refused)
+            CHECK(r.message.find("cut.ttir:") != std::string::npos);
         }
       }
     }

@@ -19,8 +19,9 @@ namespace fs = std::filesystem;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("perfbound_fuzz_profile_" + std::to_string(getpid()));
-    fs::remove_all(d);
+    // Named as the profile inside it (a profile's name must be its directory's).
+    fs::path d = fs::temp_directory_path() / ("perfbound_fuzz_profile_" + std::to_string(getpid())) / "ascend_910b3";
+    fs::remove_all(d.parent_path());
     fs::create_directories(d);
     fs::copy(PB_SOURCE_DIR "/hardware_profiles/ascend_910b3", d, fs::copy_options::overwrite_existing);
     return d;

@@ -84,8 +84,9 @@ TEST_CASE("run prints the report, writes --out, and returns documented exit code
 
 TEST_CASE("run: Ctrl-C stops the run with exit 130 and a report whose later nodes were not started") {
   // A chain of two 3-second delays; SIGINT arrives during the first. The
-  // first finishes (delay does not poll the cancel flag), the second is
-  // skipped, and the exit status is 130 rather than 1 (a failure).
+  // first is stopped at once (a plugin not shipped with perfbound runs in a
+  // child process, which is killed; delay does not poll the cancel flag),
+  // the second is skipped, and the exit status is 130 rather than 1.
   pbtest::TempDir tmp;
   pbtest::write_file(tmp / "chain.toml", "version = 1\n"
                                          "[nodes.src]\nplugin = \"perfbound_test.good\"\nkind = \"source\"\nparams = { value = 1.0 }\n"
@@ -103,7 +104,10 @@ TEST_CASE("run: Ctrl-C stops the run with exit 130 and a report whose later node
   json run = json::parse(pbtest::read_file(tmp / "out" / "run.json"));
   CHECK(run["status"] == "interrupted");
   for (const json &n : run["nodes"]) {
-    if (n["id"] == "first") CHECK(n["status"] == "ok");
+    if (n["id"] == "first") {
+      CHECK(n["status"] == "failed");
+      CHECK(n["error"].get<std::string>().find("was stopped during run: interrupted") != std::string::npos);
+    }
     if (n["id"] == "second") CHECK(n["skipped_because"] == "interrupted before it started");
   }
 }
@@ -266,10 +270,9 @@ TEST_CASE("hostile libraries on the search path: plugins, plugin check, plugin m
 
     auto checked = run_cli({"--no-builtin-plugins", "plugin", "check", lib}, {}, fast);
     CHECK(checked.code == 3);
-    // The check's own deadline leaves each kind's inner check 2 s to report.
-    std::string check_message = c.message;
-    if (check_message.find("after 1 s") != std::string::npos) check_message.replace(check_message.find("after 1 s"), 9, "after 3 s");
-    CHECK(checked.out.find(check_message) != std::string::npos);
+    // The deadline the message names is the documented one
+    // (PERFBOUND_PLUGIN_TIMEOUT), not the outer check's slack for kinds.
+    CHECK(checked.out.find(c.message) != std::string::npos);
 
     pbtest::TempDir out;
     auto manifest = run_cli({"--no-builtin-plugins", "plugin", "manifest", lib, "-o", (out / "m.json").string()}, {}, fast);

@@ -42,11 +42,13 @@ struct Harness {
     return resolve_pipeline(std::move(*p), catalog(), overrides, ResolveMode::Run, &locate_profile, diags);
   }
 
-  RunResult run(const ResolvedPipeline &rp, unsigned jobs = 2, const std::atomic<bool> *cancel = nullptr) {
+  RunResult run(const ResolvedPipeline &rp, unsigned jobs = 2, const std::atomic<bool> *cancel = nullptr,
+                Isolation isolation = Isolation::Auto) {
     Engine engine(services, plugins, schemas, nullptr);
     RunOptions opts;
     opts.jobs = jobs;
     opts.cancel = cancel;
+    opts.isolation = isolation;
     return engine.run(rp, opts);
   }
 };
@@ -302,4 +304,55 @@ TEST_CASE("print-resolved text shows every value's origin and the execution orde
   CHECK(text.find("params.value = 2.0  # pipeline\n") != std::string::npos);
   CHECK(text.find("inputs.terms = [\"a.out\",\"b.out\"]\n") != std::string::npos);
   CHECK(text.find("# execution order: a b total\n") != std::string::npos);
+}
+
+TEST_CASE("a node in a child process runs as it does in the host's: outputs, messages, failures, misuse") {
+  Harness h({"good", "throwing", "misbehaving"});
+  // What a run says, without what differs by design (timings, isolation).
+  auto essence = [](const RunResult &r) {
+    json j = r.to_json();
+    j.erase("total_ms");
+    j.erase("provenance");
+    for (json &node : j["nodes"]) {
+      node.erase("create_ms");
+      node.erase("run_ms");
+      node.erase("destroy_ms");
+      node.erase("isolated");
+    }
+    return j;
+  };
+  std::vector<std::string> texts = {pbtest::read_file(pbtest::test_source_dir() / "host/pipelines/sum.toml"),
+                                    pbtest::read_file(pbtest::test_source_dir() / "host/pipelines/failure.toml")};
+  for (const char *kind : {"malformed", "wrong_schema", "missing_output", "violates_schema", "twice"})
+    texts.push_back(std::string("version = 1\n[nodes.m]\nplugin = \"perfbound_test.misbehaving\"\nkind = \"") + kind +
+                    "\"\n[outputs]\no = \"m.out\"\n");
+  for (const std::string &text : texts) {
+    Diagnostics diags;
+    auto rp = h.resolve_text(text, diags);
+    REQUIRE_MESSAGE(rp, diags.format());
+    RunResult in_process = h.run(*rp, 2, nullptr, Isolation::None);
+    RunResult isolated = h.run(*rp, 2, nullptr, Isolation::All);
+    for (const NodeResult &n : in_process.nodes) CHECK_FALSE(n.isolated);
+    for (const NodeResult &n : isolated.nodes) CHECK(n.isolated);
+    CHECK(essence(in_process) == essence(isolated));
+    CHECK(in_process.status == isolated.status);
+  }
+}
+
+TEST_CASE("isolation by default: plugins not shipped with perfbound run in a child process, unless the node says") {
+  Harness h({"good"});
+  Diagnostics diags;
+  auto rp = h.resolve_text(pbtest::read_file(pbtest::test_source_dir() / "host/pipelines/sum.toml"), diags);
+  REQUIRE(rp);
+  for (const NodeResult &n : h.run(*rp).nodes) CHECK(n.isolated);  // the test plugins sit outside the build's plugin dir
+  std::string text = pbtest::read_file(pbtest::test_source_dir() / "host/pipelines/sum.toml");
+  const std::string add = "kind = \"add\"";
+  text.replace(text.find(add), add.size(), add + "\nisolate = false");
+  Diagnostics d2;
+  auto chosen = h.resolve_text(text, d2);
+  REQUIRE_MESSAGE(chosen, d2.format());
+  RunResult r = h.run(*chosen);
+  CHECK(node(r, "total").isolated == false);
+  CHECK(node(r, "a").isolated == true);
+  CHECK(value_of(r, "total") == doctest::Approx(21.0));
 }

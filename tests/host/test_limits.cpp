@@ -169,17 +169,19 @@ TEST_CASE("a pipeline past its limits is refused: 100k term references in one po
 
 TEST_CASE("a profile whose calibration_file is /dev/zero fails fast with a message") {
   pbtest::TempDir tmp;
-  fs::copy(pbtest::test_source_dir() / "profiles" / "fixtures" / "calibration_above_peak", tmp / "p");
-  std::string profile = pbtest::read_file(tmp / "p" / "profile.toml");
+  // The directory keeps the profile's name (a profile is found by it).
+  const fs::path dir = tmp / "calibration_above_peak";
+  fs::copy(pbtest::test_source_dir() / "profiles" / "fixtures" / "calibration_above_peak", dir);
+  std::string profile = pbtest::read_file(dir / "profile.toml");
   size_t at = profile.find("\"calibration.json\"");
   REQUIRE(at != std::string::npos);
   profile.replace(at, std::string("\"calibration.json\"").size(), "\"../../../../../../../../dev/zero\"");
-  pbtest::write_file(tmp / "p" / "profile.toml", profile);
+  pbtest::write_file(dir / "profile.toml", profile);
   auto start = std::chrono::steady_clock::now();
-  ProfileLoad load = load_profile(tmp / "p");
+  ProfileLoad load = load_profile(dir);
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(2));
   CHECK(load.diagnostics.has_errors());
-  CHECK(load.diagnostics.format().find("key 'calibration_file': '" + (tmp / "p").string() +
+  CHECK(load.diagnostics.format().find("key 'calibration_file': '" + dir.string() +
                                        "/../../../../../../../../dev/zero': not a regular file") != std::string::npos);
 }
 

@@ -24,11 +24,11 @@ TEST_CASE("cli: the Markdown report a kernel author reads first") {
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(r.out.find("## perfbound: `add_kernel` on ascend_910b3") != std::string::npos);
-  // The strict bound is the DSL grid floor (test_golden.cpp: 14.5778 us);
+  // The strict bound is the HIVM critical path (test_golden.cpp: 25.5111 us);
   // the cold-cache HBM floors are argued. Four significant digits (issue 26).
-  CHECK(r.out.find("| **bound** | **165.3 us** (hivm tier, memory on hbm, argued; strict 14.58 us) |") != std::string::npos);
+  CHECK(r.out.find("| **bound** | **147.0 us** (hivm tier, memory on hbm, argued; strict 25.51 us) |") != std::string::npos);
   CHECK(r.out.find("| verdict | memory-bound, unit mte2") != std::string::npos);
-  CHECK(r.out.find("| T_bound_DSL | 125.8 us (memory on hbm, argued; strict 14.58 us) |") != std::string::npos);
+  CHECK(r.out.find("| T_bound_DSL | 111.8 us (memory on hbm, argued; strict 14.58 us) |") != std::string::npos);
   // What the bound counted, in the same report.
   CHECK(r.out.find("### Coverage") != std::string::npos);
   CHECK(r.out.find("| aiv | vector | 1 / 1 | 0 | 0 | 32 / 32 repeat |") != std::string::npos);
@@ -99,11 +99,11 @@ TEST_CASE("cli: perfbound sweep prices launches and names why it prunes") {
   REQUIRE(r.code == 0);
   json doc = json::parse(r.out);
   CHECK(doc["schema"] == "perfbound.sweep/1");
-  // n = 1M, 4M, 16M: bounds 3 x 4 x n / 1.6e12 = 7.864, 31.457, 125.829 us.
+  // n = 1M, 4M, 16M: bounds 3 x 4 x n / 1.8e12 = 6.991, 27.962, 111.848 us.
   REQUIRE(doc["configs"].size() == 3);
-  CHECK(doc["configs"][1]["bound"]["value"] == doctest::Approx(31.45728e-6).epsilon(1e-6));
+  CHECK(doc["configs"][1]["bound"]["value"] == doctest::Approx(27.962027e-6).epsilon(1e-6));
   CHECK(doc["configs"][1]["pruned"] == true);
-  CHECK(doc["configs"][1]["why"].get<std::string>().rfind("memory = 31.4573 us > threshold 15.7286 us", 0) == 0);
+  CHECK(doc["configs"][1]["why"].get<std::string>().rfind("memory = 27.962 us > threshold 13.981 us", 0) == 0);
   // An unknown argument: invalid input (exit 3) naming the spec file and key.
   pbtest::write_file(tmp / "bad.json", R"([{"args":{"K":3}}])");
   pbtest::CliResult bad = pbtest::run_cli({"sweep", "--dsl", (tmp / "out" / "facts.json").string(), "--configs",

@@ -36,10 +36,14 @@ inputs = { hivm = "inputs.hivm", launch = "inputs.launch", profile = "inputs.pro
   for (const auto &[node, kind] : terms)
     toml += std::string("[nodes.") + node + "]\nplugin = \"perfbound.models\"\nkind = \"" + kind +
             "\"\ninputs = { hivm = \"ops.program\", profile = \"inputs.profile\" }\n";
-  toml += R"([nodes.bound]
+  toml += R"([nodes.path]
+plugin = "perfbound.models"
+kind = "critical_path"
+inputs = { hivm = "ops.program", profile = "inputs.profile" }
+[nodes.bound]
 plugin = "perfbound.models"
 kind = "combiner"
-inputs = { terms = ["grid.term", "core.term", "memory.term", "serial.term", "issue.term"], hivm = "ops.program", profile = "inputs.profile" }
+inputs = { terms = ["grid.term", "core.term", "memory.term", "serial.term", "issue.term", "path.term"], hivm = "ops.program", profile = "inputs.profile" }
 [outputs]
 bound = "bound.report"
 findings = "bound.findings"
@@ -105,7 +109,7 @@ TEST_CASE("hivm_work: a malformed document is refused naming the member and the 
   json short_row = work;
   short_row["transfers"][0].erase(7);
   CHECK_THROWS_WITH_AS(m::HivmView::from_work(short_row, "node.work"),
-                       "node.work: perfbound.hivm_work/1: transfers[0] must be a row of 8 fields", pb::sdk::InputError);
+                       "node.work: perfbound.hivm_work/1: transfers[0] must be a row of 9 fields", pb::sdk::InputError);
   json bad_amount = work;
   bad_amount["transfers"][0][5] = json::array({1});
   CHECK_THROWS_WITH_AS(m::HivmView::from_work(bad_amount, "node.work"),

@@ -81,13 +81,13 @@ TEST_CASE("render_html: the roofline places the kernel at its FLOP, HBM bytes an
   std::string html = *m::render_html(m::kReportSchema, report, &profile);
   // Hand derivation (vector_add, n = 16,777,216 f32): one add per element =
   // 16,777,216 FLOP; HBM bytes 3 x 4 x n = 201,326,592 B -> AI = 1/12 =
-  // 0.083333 FLOP/B. Bound 165.343 us (docs/model.md §10) -> 16,777,216 /
-  // 165.343e-6 = 1.01470e11 FLOP/s. The strict point sits at FLOP / the
+  // 0.083333 FLOP/B. Bound 146.972 us (docs/model.md §10) -> 16,777,216 /
+  // 146.972e-6 = 1.14152e11 FLOP/s. The strict point sits at FLOP / the
   // report's bound.strict.
   const double ai = number_attribute(html, "point pt-bound", "data-ai");
   const double perf = number_attribute(html, "point pt-bound", "data-perf");
   CHECK(ai == doctest::Approx(1.0 / 12).epsilon(1e-9));
-  CHECK(perf == doctest::Approx(16777216.0 / 165.3434233990388e-6).epsilon(1e-6));
+  CHECK(perf == doctest::Approx(16777216.0 / 146.9719319102567e-6).epsilon(1e-6));
   CHECK(number_attribute(html, "point pt-strict", "data-perf") ==
         doctest::Approx(16777216.0 / report["bound"]["strict"]["value"].get<double>()).epsilon(1e-6));
   // The drawn position follows the axes' own mapping.
@@ -98,9 +98,9 @@ TEST_CASE("render_html: the roofline places the kernel at its FLOP, HBM bytes an
   };
   CHECK(number_attribute(html, "point pt-bound", "cx") == doctest::Approx(position("class=\"xaxis\"", ai)).epsilon(1e-3));
   CHECK(number_attribute(html, "point pt-bound", "cy") == doctest::Approx(position("class=\"yaxis\"", perf)).epsilon(1e-3));
-  // Ceilings, from the 910B3 profile: HBM 1.6 TB/s; cube 8192 FLOP/cycle x
+  // Ceilings, from the 910B3 profile: HBM 1.8 TB/s; cube 8192 FLOP/cycle x
   // 1.8 GHz x 20 AIC = 2.94912e14; vector fp32 128 x 1.8e9 x 40 = 9.216e12.
-  CHECK(number_attribute(html, "ceiling memory", "data-bw") == doctest::Approx(1.6e12));
+  CHECK(number_attribute(html, "ceiling memory", "data-bw") == doctest::Approx(1.8e12));
   std::vector<double> peaks;
   std::regex peak("data-peak=\"([^\"]+)\"");
   for (auto it = std::sregex_iterator(html.begin(), html.end(), peak); it != std::sregex_iterator(); ++it) peaks.push_back(std::stod((*it)[1]));
@@ -117,15 +117,15 @@ TEST_CASE("render_html: the roofline places the kernel at its FLOP, HBM bytes an
 
 TEST_CASE("render_html: the waterfall climbs from the strict bound to the measured time and shows the unexplained rest") {
   // measured 300 us: strict bound (the report's bound.strict) -> + argued
-  // -> bound 165.343 us -> + each positive gap (grid, gap1..gap4 of the
+  // -> bound 146.972 us -> + each positive gap (grid, gap1..gap4 of the
   // report's attribution) -> unexplained up to 300 us -> measured 300 us.
   json report = vector_add_report({"--set", "bound.measured_us=300"});
   std::string html = *m::render_html(m::kReportSchema, report, nullptr);
   const double strict_to = number_attribute(html, "step base", "data-to");
   CHECK(strict_to == doctest::Approx(report["bound"]["strict"]["value"].get<double>()));
   CHECK(number_attribute(html, "step argued", "data-from") == doctest::Approx(strict_to));
-  CHECK(number_attribute(html, "step argued", "data-to") == doctest::Approx(165.3434233990388e-6));
-  double explained = 165.3434233990388e-6;
+  CHECK(number_attribute(html, "step argued", "data-to") == doctest::Approx(146.9719319102567e-6));
+  double explained = 146.9719319102567e-6;
   for (const char *gap : {"grid", "gap1", "gap2", "gap3", "gap4"})
     if (report["attribution"]["gaps"][gap]["value"].is_number()) explained += std::max(0.0, report["attribution"]["gaps"][gap]["value"].get<double>());
   CHECK(number_attribute(html, "step unexplained", "data-from") == doctest::Approx(explained));
@@ -257,18 +257,18 @@ TEST_CASE("render_trace: the trace-event format, and the busiest track equals th
   auto totals = check_trace(trace);
   REQUIRE(!totals.empty());
   auto busiest = std::max_element(totals.begin(), totals.end(), [](auto &a, auto &b) { return a.second < b.second; });
-  // vector_add binds on the chip's HBM (memory, 165.343 us): pid 3 (chip), tid 8 (HBM).
+  // vector_add binds on the chip's HBM (memory, 146.972 us): pid 3 (chip), tid 8 (HBM).
   CHECK(busiest->first == std::make_pair<int64_t, int64_t>(3, 8));
   CHECK(busiest->second == doctest::Approx(report["bound"]["value"].get<double>() * 1e6).epsilon(1e-9));
   // Its slices name the IR lines and the quantity: 8192-byte transfers at
-  // lines 42, 52 (GM->UB) and 62 (UB->GM), so one block's 165.343 / 205 =
-  // 0.80655 us is split in thirds.
+  // lines 42, 52 (GM->UB) and 62 (UB->GM), so one block's 146.972 / 205 =
+  // 0.71694 us is split in thirds.
   std::set<int64_t> lines;
   for (const json &e : trace["traceEvents"])
     if (e["ph"] == "X" && e["pid"] == 3 && e["args"].contains("line")) {
       lines.insert(e["args"]["line"].get<int64_t>());
       CHECK(e["args"]["quantity"] == 8192.0);
-      CHECK(e["dur"].get<double>() == doctest::Approx(165.3434233990388 / 205 / 3).epsilon(1e-9));
+      CHECK(e["dur"].get<double>() == doctest::Approx(146.9719319102567 / 205 / 3).epsilon(1e-9));
     }
   CHECK(lines == std::set<int64_t>{42, 52, 62});
   CHECK(trace["metadata"]["waves"] == 205.0);

@@ -32,7 +32,7 @@ void check_terms(const json &report) {
     }
     for (const json &r : t["rates"]) {
       CAPTURE(r.dump());
-      if (r["kind"] == "sustained") CHECK(r["use"] != "bound");
+      if (r["kind"] == "sustained" || r["kind"] == "argued") CHECK(r["use"] != "bound");
       if (r["use"] == "argued") CHECK(r.contains("argument"));
     }
     for (const json &c : t["per_component"])

@@ -77,7 +77,7 @@ TEST_CASE("`profile show` prints canonical values with a human form; --json is t
 
 TEST_CASE("a calibration file that is missing or not JSON is an error naming it") {
   pbtest::TempDir tmp;
-  const fs::path dir = tmp / "target";
+  const fs::path dir = tmp / "minimal";  // the profile's name
   std::string profile = pbtest::read_file(fixtures() / "minimal" / "profile.toml");
   profile.replace(profile.find("arch = \"test-arch\"\n"), 19, "arch = \"test-arch\"\ncalibration_file = \"cal.json\"\n");
   pbtest::write_file(dir / "profile.toml", profile);
@@ -91,7 +91,8 @@ TEST_CASE("a calibration file that is missing or not JSON is an error naming it"
   REQUIRE(broken.diagnostics.items().size() == 1);
   CHECK(broken.diagnostics.items()[0].loc.file == (dir / "cal.json").string());
   CHECK(broken.diagnostics.items()[0].loc.line == 3);
-  CHECK(broken.diagnostics.items()[0].message.rfind("JSON syntax error: ", 0) == 0);
+  CHECK(broken.diagnostics.items()[0].loc.column == 3);
+  CHECK(broken.diagnostics.items()[0].message.rfind("not valid JSON: ", 0) == 0);
 }
 
 TEST_CASE("an unknown value is null plus a reason in the document, never a number") {
@@ -188,4 +189,63 @@ TEST_CASE("profile ranges are sane: every rule's min is below its max and names 
   CHECK(perfbound::human_quantity(1.6e12, pb::units::Dimension::Bandwidth) == "1.6 TB/s");
   CHECK(perfbound::human_quantity(64e9, pb::units::Dimension::Bytes) == "64 GB");
   CHECK(perfbound::human_quantity(2.5e-6, pb::units::Dimension::Time) == "2.5 us");
+}
+
+namespace {
+
+/// Every quantity of a loaded profile document, by dotted key (alternatives
+/// are figures not used and are left out).
+void quantities(const json &node, const std::string &key, std::vector<std::pair<std::string, const json *>> &out) {
+  if (!node.is_object()) return;
+  if (node.contains("unit") && (node.contains("value") || node.contains("reason"))) {
+    out.emplace_back(key, &node);
+    return;
+  }
+  for (auto it = node.begin(); it != node.end(); ++it)
+    if (it.key() != "alternative" && it.key() != "calibration")
+      quantities(it.value(), key.empty() ? it.key() : key + "." + it.key(), out);
+}
+
+/// Why a `theoretical` figure's source names no public document, or "" when
+/// it does: the source must cite one after "doc:" (docs/profiles.md §1) and
+/// that citation must be more than our own research notes.
+std::string undocumented(const json &q) {
+  std::string source = q.value("source", std::string());
+  if (source.rfind("unverified", 0) == 0) return "the source says it is unverified";
+  size_t doc = source.find("doc: ");
+  if (doc == std::string::npos) return "the source names no document (no 'doc: ...')";
+  std::string cited = source.substr(doc + 5);
+  cited = cited.substr(0, cited.find_first_of(";:"));
+  if (cited.size() < 8) return "'doc:' is followed by no document";
+  if (cited.rfind("ascend.md", 0) == 0) return "the document is our own research notes, not a public one";
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("every theoretical figure of a shipped profile names a public document; every rate says its kind") {
+  // A lower bound may rest only on a theoretical figure (or a calibrated
+  // peak): it must say which public document gives it. A figure no public
+  // document gives is `argued` (docs/profiles.md §1, docs/model.md §2).
+  int theoretical = 0;
+  for (const std::string name : {"ascend_910b3", "ascend_910b1", "ascend_950pr"}) {
+    perfbound::ProfileLoad load = perfbound::load_profile(shipped(name));
+    REQUIRE_FALSE(load.diagnostics.has_errors());
+    std::vector<std::pair<std::string, const json *>> all;
+    quantities(load.document, "", all);
+    REQUIRE(all.size() > 20);
+    for (const auto &[key, q] : all) {
+      INFO(name << ": " << key << " source: " << q->value("source", std::string()));
+      // Rates a bound divides by: their kind must be written, so a figure
+      // cannot become theoretical by leaving its kind out.
+      bool rate = key.rfind("peak.", 0) == 0 || key.rfind("paths.", 0) == 0 || key == "memory.hbm_bandwidth" ||
+                  key == "vector.repeats_per_cycle";
+      if (rate && q->contains("value") && !(*q)["value"].is_null()) CHECK_MESSAGE(q->contains("kind"), "no kind");
+      if (q->value("kind", std::string()) != "theoretical") continue;
+      ++theoretical;
+      std::string why = undocumented(*q);
+      CHECK_MESSAGE(why.empty(), why);
+    }
+  }
+  CHECK(theoretical >= 30);  // 910B3 and 910B1 have 16 each
 }

@@ -277,12 +277,14 @@ TEST_CASE("the sbatch script: one array task per shard, devices from Slurm, resu
   for (const char *line : {"#SBATCH --array=0-5%2\n", "#SBATCH --gres=npu:8\n", "#SBATCH --partition=ascend\n",
                            "#SBATCH --time=02:00:00\n", "#SBATCH --nodes=1\n",
                            "#SBATCH --output=/runs/campaign/slurm/shard-%a-job-%A_%a.out\n",
-                           "export ASCEND_RT_VISIBLE_DEVICES=$npus\n", "shard=$SLURM_ARRAY_TASK_ID\n",
+                           "export ASCEND_RT_VISIBLE_DEVICES=\"$npus\"\n", "shard=$SLURM_ARRAY_TASK_ID\n",
                            "if [ -d \"$out/lanes\" ]; then resume=(--resume); fi\n"})
     CHECK_MESSAGE(script.find(line) != std::string::npos, line);
   CHECK(script.find("--shard \"$shard/$SHARDS\" --devices all --out-dir \"$out\"") != std::string::npos);
   CHECK(script.find("--dependency=afterany:\"$array\"") != std::string::npos);
-  CHECK(script.find("bench merge '$RUN'/shard-* -o '$RUN/merged'") != std::string::npos);
+  // The merge job's command, quoted word by word, then as one --wrap word.
+  CHECK(script.find(R"(--wrap='exec '\''/opt/perfbound/bin/perfbound'\'' --plugin-path '\''/opt/perfbound/lib/perfbound/plugins'\'' )"
+                    R"(bench merge '\''/runs/campaign'\''/shard-* -o '\''/runs/campaign/merged'\''')") != std::string::npos);
   CHECK(script.find("scontrol show job -d \"$SLURM_JOB_ID\"") != std::string::npos);
   CHECK(script.find("--cpus-per-task") == std::string::npos);
   // CPU plans ask for CPUs and use the binding Slurm gives; no gres.

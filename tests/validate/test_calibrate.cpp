@@ -313,3 +313,66 @@ TEST_CASE("regenerating the 910B3 calibration from ../shared reproduces the comm
   committed.erase("constants");
   CHECK(fresh == committed);
 }
+
+TEST_CASE("msprof_slope: the shipped latency spec on CSVs in msprof's format with a known slope") {
+  // bench/calibration/latency/calibration_spec.toml reads
+  // <kernel>_N<n>.csv for N = 64 ... 1024. Written here: per N, 6 launches
+  // (the first dropped) of a single-AIV kernel whose fastest launch takes
+  //   dma_chain:     3 us + N x 0.25 us
+  //   barrier_chain: 2 us + N x 0.125 us
+  // and slower ones above it; aiv_total_cycles = 1800 x the duration (a
+  // 1.8 GHz clock). The fastest points lie on the line, so the slopes are
+  // exactly 0.25 us = 450 cycles and 0.125 us = 225 cycles, and the Student-t
+  // interval of a perfect fit is the slope itself.
+  pbtest::TempDir data;
+  auto write_capture = [&](const std::string &kernel, int n, double intercept_us, double slope_us) {
+    std::string csv =
+        "Device_id,Op Name,OP Type,Task Type,Task Start Time(us),Task Duration(us),Block Num,Mix Block Num,"
+        "aiv_time(us),aiv_total_cycles\n";
+    const double fastest = intercept_us + n * slope_us;
+    const double extra[] = {40.0, 0.0, 1.5, 0.75, 3.0, 0.25};  // the first launch (dropped) is the slowest
+    for (int launch = 0; launch < 6; ++launch) {
+      double duration = fastest + extra[launch];
+      char row[256];
+      std::snprintf(row, sizeof row, "0,%s,%s,AI_VECTOR_CORE,%.3f\t,%.3f,1,0,%.3f,%.0f\n", kernel.c_str(), kernel.c_str(),
+                    1000.0 + 10000.0 * launch, duration, duration, 1800.0 * duration);
+      csv += row;
+    }
+    pbtest::write_file(data / (kernel + "_N" + std::to_string(n) + ".csv"), csv);
+  };
+  for (int n : {64, 128, 256, 512, 1024}) {
+    write_capture("dma_chain", n, 3.0, 0.25);
+    write_capture("barrier_chain", n, 2.0, 0.125);
+  }
+  json doc = run_spec(pbtest::source_dir() / "bench" / "calibration" / "latency" / "calibration_spec.toml", data.path());
+  const json &c = doc["constants"];
+  CHECK(c["clock_frequency"]["value"] == 1.8e9);
+  CHECK(c["dma_completion_latency"]["value"].get<double>() == doctest::Approx(450.0).epsilon(1e-9).scale(0));
+  CHECK(c["dma_completion_latency"]["unit"] == "cycle");
+  CHECK(c["dma_completion_latency"]["kind"] == "sustained");
+  CHECK(c["dma_completion_latency"]["n"] == 5);
+  CHECK(c["dma_completion_latency"]["ci95"]["low"].get<double>() == doctest::Approx(450.0).epsilon(1e-6).scale(0));
+  CHECK(c["pipe_barrier_all_latency"]["value"].get<double>() == doctest::Approx(225.0).epsilon(1e-9).scale(0));
+  CHECK(c["pipe_barrier_all_latency"]["statistic"] == "slope of a least-squares line through the fastest launches");
+
+  // A sweep whose fastest launch does not grow with N isolates no per-event
+  // cost: refused with the reason.
+  for (int n : {64, 128, 256, 512, 1024}) write_capture("barrier_chain", n, 2.0, 0.0);
+  try {
+    run_spec(pbtest::source_dir() / "bench" / "calibration" / "latency" / "calibration_spec.toml", data.path());
+    FAIL("a flat sweep was accepted");
+  } catch (const pb::sdk::InputError &e) {
+    CHECK(std::string(e.what()).find("not positive: the sweep does not isolate a per-event cost") != std::string::npos);
+  }
+}
+
+TEST_CASE("least-squares line: the Student-t interval on the slope") {
+  // The fit of the test above: (0,1) (1,3.5) (2,4.5) (3,7), slope 1.9,
+  // s^2 = 0.225, Sxx = 5: se = sqrt(0.225 / 5) = 0.212132; t(0.975, 2) =
+  // 4.3027 -> half-width 0.912741.
+  LineFit fit = fit_line({0, 1, 2, 3}, {1, 3.5, 4.5, 7});
+  CHECK(fit.slope_se == doctest::Approx(0.212132).epsilon(1e-5));
+  REQUIRE(fit.slope_ci95.has_value());
+  CHECK(fit.slope_ci95->low == doctest::Approx(1.9 - 0.912741).epsilon(1e-5));
+  CHECK(fit.slope_ci95->high == doctest::Approx(1.9 + 0.912741).epsilon(1e-5));
+}

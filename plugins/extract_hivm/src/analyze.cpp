@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <deque>
 #include <memory>
+#include <set>
 
 #include "counts.hpp"
 #include "function_ir.hpp"
@@ -88,6 +89,19 @@ void FunctionAnalyzer::run(FunctionView &view) {
   records_.finish_records();
   records_.finish_function(view);
   for (const auto &[name, n] : ir_.histogram) ir_.prog.histogram[std::string(name)] += n;
+  // A function analysed as a mix kernel (walk.cpp): its AIV part. One AIC and
+  // `vector_cores_per_cube_core` AIVs run a block of a mix kernel; the vector
+  // ops' per-block work is the function's, shared by those AIVs.
+  FunctionRecord &aic = ir_.prog.functions[ir_.fn_index];
+  if (aic.split_mix) {
+    FunctionRecord aiv = aic;
+    aiv.index = static_cast<uint32_t>(ir_.prog.functions.size());
+    aiv.core = CoreType::AIV;
+    aiv.mix_part = "aiv";
+    aiv.instances_per_block = std::max<uint32_t>(1, ir_.opts.vector_cores_per_cube_core);
+    aiv.split_mix = false;
+    ir_.prog.functions.push_back(std::move(aiv));
+  }
 }
 
 }  // namespace
@@ -110,31 +124,179 @@ namespace {
 
 using namespace analysis;
 
-Program analyze_once(std::string_view text, const AnalysisOptions &options) {
+/// launch.kernel: "NAME" or "NAME:LINE".
+struct Selection {
+  std::string name;
+  uint32_t line = 0;  // 0: any
+  [[nodiscard]] bool empty() const { return name.empty(); }
+  [[nodiscard]] std::string text() const { return line ? name + ":" + std::to_string(line) : name; }
+};
+
+Selection parse_selection(const std::string &kernel) {
+  Selection sel;
+  sel.name = kernel;
+  if (!sel.name.empty() && sel.name[0] == '@') sel.name.erase(0, 1);
+  const size_t colon = sel.name.rfind(':');
+  if (colon != std::string::npos && colon + 1 < sel.name.size() &&
+      sel.name.find_first_not_of("0123456789", colon + 1) == std::string::npos && colon + 1 + 9 >= sel.name.size()) {
+    sel.line = static_cast<uint32_t>(std::stoul(sel.name.substr(colon + 1)));
+    sel.name.erase(colon);
+  }
+  return sel;
+}
+
+/// Which functions of one input a selection takes: the ones named exactly, else
+/// the ones whose name starts with it (a mix kernel's _mix_aic/_mix_aiv halves).
+bool exact_match(std::string_view function, const Selection &sel) { return function == sel.name; }
+bool prefix_match(std::string_view function, const Selection &sel) {
+  return function.substr(0, sel.name.size()) == sel.name;
+}
+
+std::string site_list(const std::vector<std::pair<size_t, FunctionSite>> &sites) {
+  std::string list;
+  size_t shown = 0;
+  for (const auto &[section, site] : sites) {
+    if (shown++ == 24) {
+      list += ", and " + std::to_string(sites.size() - 24) + " more";
+      break;
+    }
+    list += (list.empty() ? "" : ", ") + site.name + ":" + std::to_string(site.line);
+  }
+  return list.empty() ? "none" : list;
+}
+
+/// The input of a lit file to analyse (split_sections), chosen by the selection.
+Section choose_section(std::string_view text, const std::vector<Section> &sections, const Selection &sel) {
+  std::vector<std::pair<size_t, FunctionSite>> sites;
+  std::vector<std::pair<size_t, SourceError>> unreadable;
+  for (size_t idx = 0; idx < sections.size(); ++idx) {
+    const Section &sec = sections[idx];
+    FileReader reader(text.substr(sec.begin, sec.end - sec.begin), sec.first_line);
+    try {
+      for (FunctionSite &site : reader.list_functions()) sites.emplace_back(idx, std::move(site));
+    } catch (const SourceError &e) {
+      unreadable.emplace_back(idx, e);
+    }
+  }
+  auto only_section = [&](const std::vector<std::pair<size_t, FunctionSite>> &matches) -> std::optional<size_t> {
+    std::optional<size_t> section;
+    for (const auto &[idx, site] : matches) {
+      if (section && *section != idx) return std::nullopt;
+      section = idx;
+    }
+    return section;
+  };
+  auto unreadable_note = [&]() -> std::string {
+    if (unreadable.empty()) return {};
+    const SourceError &e = unreadable.front().second;
+    return "; " + std::to_string(unreadable.size()) + " input(s) could not be read, the first at line " +
+           std::to_string(e.line()) + ": " + e.what();
+  };
+  if (sel.empty()) {
+    if (sites.empty()) {
+      if (!unreadable.empty()) throw unreadable.front().second;
+      throw SourceError(sections.back().first_line, 1,
+                        "no function with a body found in any of the " + std::to_string(sections.size()) +
+                            " inputs of this lit file (cut at its '// -----' lines; split = auto)");
+    }
+    if (std::optional<size_t> idx = only_section(sites)) return sections[*idx];
+    std::set<size_t> with_functions;
+    for (const auto &entry : sites) with_functions.insert(entry.first);
+    throw SourceError(1, 1,
+                      "this lit file holds functions in " + std::to_string(with_functions.size()) +
+                          " of its inputs (cut at its '// -----' lines; split = auto); choose one with launch.kernel = "
+                          "\"NAME\" or \"NAME:LINE\", or read the file whole with split = off (kernels: " +
+                          site_list(sites) + ")" + unreadable_note());
+  }
+  std::vector<std::pair<size_t, FunctionSite>> matches;
+  for (int pass = 0; pass < 2 && matches.empty(); ++pass)
+    for (const auto &entry : sites)
+      if ((pass == 0 ? exact_match(entry.second.name, sel) : prefix_match(entry.second.name, sel)) &&
+          (sel.line == 0 || entry.second.line == sel.line))
+        matches.push_back(entry);
+  if (matches.empty())
+    throw FactError("launch.kernel = \"" + sel.text() + "\": no such kernel in this lit file (kernels: " +
+                    site_list(sites) + ")" + unreadable_note());
+  if (std::optional<size_t> idx = only_section(matches)) return sections[*idx];
+  throw FactError("launch.kernel = \"" + sel.text() + "\" matches kernels in " + std::to_string(matches.size()) +
+                  " places of this lit file; choose one with \"NAME:LINE\" (candidates: " + site_list(matches) + ")");
+}
+
+Program analyze_once(std::string_view whole, const AnalysisOptions &options) {
   Program prog = start_program(options);
-  FileReader reader(text);
+  const Selection sel = parse_selection(options.kernel);
+  // A lit file: its inputs are separate modules; one is read.
+  std::string_view text = whole;
+  uint32_t first_line = 1;
+  const bool split = options.split == SplitMode::On || (options.split == SplitMode::Auto && has_split_marker_line(whole));
+  if (split) {
+    std::vector<Section> sections = split_sections(whole);
+    if (sections.size() > 1) {
+      Section chosen = choose_section(whole, sections, sel);
+      text = whole.substr(chosen.begin, chosen.end - chosen.begin);
+      first_line = chosen.first_line;
+      prog.warnings.push_back("lit file: " + std::to_string(sections.size()) + " inputs cut at its '// -----' lines; "
+                              "the one at line " + std::to_string(first_line) + " is analysed");
+    }
+  }
+  FileReader reader(text, first_line);
   prog.ops.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 16);
   std::deque<std::string> owned_names;
   std::vector<std::pair<uint32_t, std::string_view>> pending_locs;
   std::vector<FunctionView> views;
+  // The functions the selection takes (exact names, else prefixes), decided
+  // once every function of the input has been seen: the whole input is read
+  // first only when a selection is given.
+  std::vector<FunctionSite> sites;
+  bool use_prefix = false;
+  if (!sel.empty()) {
+    FileReader lister(text, first_line);
+    sites = lister.list_functions();
+    bool exact = false, at_line = sel.line == 0;
+    for (const FunctionSite &site : sites) exact = exact || exact_match(site.name, sel);
+    use_prefix = !exact;
+    for (const FunctionSite &site : sites)
+      if (site.line == sel.line && (use_prefix ? prefix_match(site.name, sel) : exact_match(site.name, sel))) at_line = true;
+    bool any = false;
+    for (const FunctionSite &site : sites) any = any || (use_prefix ? prefix_match(site.name, sel) : exact_match(site.name, sel));
+    if (!any || !at_line) {
+      std::vector<std::pair<size_t, FunctionSite>> listed;
+      for (const FunctionSite &site : sites) listed.emplace_back(0, site);
+      throw FactError("launch.kernel = \"" + sel.text() + "\": no such kernel in the dump (kernels: " + site_list(listed) + ")");
+    }
+  }
   reader.read([&](const Op &func, const FunctionContext &fctx) {
-    if (!options.kernel.empty()) {
-      std::string_view name;
-      for (const Token &t : func.tokens)
-        if (t.kind == Tok::AtId) {
-          name = t.text().substr(1);
-          break;
-        }
-      if (name.substr(0, options.kernel.size()) != options.kernel) return;
+    if (!sel.empty()) {
+      std::string name = symbol_of(func);
+      if (!name.empty()) name.erase(0, 1);
+      if (!(use_prefix ? prefix_match(name, sel) : exact_match(name, sel))) return;
     }
     FunctionAnalyzer analyzer(func, fctx, options, reader.aliases(), prog, owned_names, pending_locs);
     FunctionView view;
     analyzer.run(view);
     views.push_back(std::move(view));
   });
-  if (prog.functions.empty())
-    throw SourceError(1, 1, "no function named '" + options.kernel + "...' in the dump (launch.kernel)");
-  prog.lines_total = reader.line_count() > 0 ? reader.line_count() - 1 : 0;
+  // Functions no core could be put on: refused when no other function has one,
+  // else named (their work is listed as not counted, on no core).
+  {
+    const FunctionRecord *unplaced = nullptr;
+    bool placed = false;
+    for (const FunctionRecord &f : prog.functions) {
+      if (f.core != CoreType::Unknown) placed = true;
+      else if (unplaced == nullptr) unplaced = &f;
+    }
+    auto why = [](const FunctionRecord &f) {
+      return "function " + f.name + " (line " + std::to_string(f.line) + ") has no core type: " + f.core_source;
+    };
+    if (unplaced != nullptr && !placed)
+      throw SourceError(unplaced->line, 1,
+                        why(*unplaced) + "; no bound can be put on a core (give the function "
+                                         "hivm.func_core_type = #hivm.func_core_type<AIV> or <AIC>)");
+    for (const FunctionRecord &f : prog.functions)
+      if (f.core == CoreType::Unknown) prog.warnings.push_back(why(f) + ": its ops are on no core and not in the bound");
+  }
+  prog.lines_total = static_cast<uint32_t>(std::count(whole.begin(), whole.end(), '\n')) +
+                     (!whole.empty() && whole.back() != '\n' ? 1 : 0);
   prog.warnings.insert(prog.warnings.end(), reader.warnings().begin(), reader.warnings().end());  // verify.hpp
   for (const auto &[record, loc_text] : pending_locs) {
     Lexer lex(loc_text);

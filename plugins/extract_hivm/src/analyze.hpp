@@ -71,6 +71,10 @@ class FactError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Lit files (mlir-opt --split-input-file): `auto` cuts the input at its
+/// `// -----` lines when it has one, `on` always, `off` never.
+enum class SplitMode { Auto, On, Off };
+
 struct AnalysisOptions {
   // From the profile.
   int64_t vector_repeat_bytes = 256;
@@ -84,7 +88,8 @@ struct AnalysisOptions {
   std::vector<std::string> optional_args;    // launch.optional_args: keys that may match no argument
   std::map<std::string, int64_t> arg_names;  // Triton argument names -> positions (the TTIR signature)
   std::string arg_names_source;              // where arg_names come from ("" when no TTIR is wired in)
-  std::string kernel;                        // analyze only functions whose name starts with this
+  std::string kernel;                        // launch.kernel: "NAME" or "NAME:LINE" (see select in analyze.cpp)
+  SplitMode split = SplitMode::Auto;         // the extractor's `split` parameter
   std::vector<TripFact> trips;               // user-given trip facts (launch.trips)
   std::vector<DataFact> data;                // user-given tensor contents (launch.data)
   [[nodiscard]] bool has_facts() const { return !trips.empty() || !data.empty(); }
@@ -99,8 +104,16 @@ Program start_program(const AnalysisOptions &options);
 
 /// Reads and analyzes a whole dump. Throws SourceError for malformed input and for a
 /// fact that contradicts the IR (at the line it names), FactError for a data fact that
-/// names no argument. With facts, the records are computed without them (strict) and
-/// again with them (Program::given).
+/// names no argument or a kernel selection that matches nothing or too much. With
+/// facts, the records are computed without them (strict) and again with them
+/// (Program::given).
+///
+/// A lit file (options.split) is cut into its inputs and one is analysed: the one
+/// holding the selected kernel (options.kernel), or the only one with functions. In
+/// it, the functions analysed are those named NAME, or, when none is, those whose
+/// name starts with NAME (the _mix_aic/_mix_aiv halves of a mix kernel); NAME:LINE
+/// also requires one of them at LINE (1-based, in the whole file). Without a
+/// selection every function is analysed.
 /// [thread-safe: no shared state]
 Program analyze_text(std::string_view text, const AnalysisOptions &options);
 

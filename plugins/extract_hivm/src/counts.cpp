@@ -30,7 +30,7 @@ struct QSum {
       reason = q.reason;
       return;
     }
-    value = sat_add(value, *q.value * m.value);
+    value = sat_add(value, sat_mul(*q.value, m.value));
     if (q.estimated() || !m.exact) {
       estimated = true;
       if (reason.empty()) reason = q.estimated() ? q.reason : "execution count estimated";
@@ -45,18 +45,23 @@ struct QSum {
   }
 };
 
-/// A guaranteed minimum summed over executions: each execution's exact value times its
-/// minimum count; unknown once an execution that surely runs has no exact value.
+/// A guaranteed minimum summed over executions: each execution's minimum (its exact value,
+/// or the value at the lower ends of its dynamic extents) times its minimum count; unknown
+/// once an execution that surely runs has no minimum. An estimate whose lower end is 0 says
+/// nothing about the execution: it is no minimum (the op is then listed as not counted,
+/// rather than counted as doing nothing).
 struct MinSum {
   int64_t value = 0;
   bool ok = true;
-  void add(const Quantity &q, const Mult &m) {
+  void add(const Quantity &q, OptInt64 fewest, const Mult &m) {
     if (!ok || m.min == 0) return;
-    if (!q.value || q.estimated()) {
+    if (q.value && !q.estimated()) fewest = q.value;
+    else if (fewest && *fewest == 0) fewest.reset();
+    if (!fewest) {
       ok = false;
       return;
     }
-    value = sat_add(value, sat_mul(*q.value, m.min));
+    value = sat_add(value, sat_mul(*fewest, m.min));
   }
   void add(const MinSum &o) {
     ok = ok && o.ok;
@@ -75,8 +80,8 @@ ExecutionCounts::RunResult ExecutionCounts::run_counts(uint32_t r, const std::ve
                                                          bool with_samples) {
   struct Inst {
     Mult sum{0, 0, 0, true, true};
-    QSum bytes, elements, flop, repeats, masked, packets, issued;
-    MinSum bytes_min, flop_min, repeats_min, issued_min;
+    QSum bytes, elements, flop, repeats, masked, packets, issued, mte1;
+    MinSum bytes_min, flop_min, repeats_min, issued_min, mte1_min, packets_min, masked_min;
     std::string reason;
     uint8_t taint = 0;
     uint64_t leaves = 0;
@@ -84,13 +89,16 @@ ExecutionCounts::RunResult ExecutionCounts::run_counts(uint32_t r, const std::ve
   // The guaranteed minimum of one block (all instances), or of every block at once.
   struct BlockMins {
     int64_t count = 0;
-    MinSum bytes, flop, repeats, issued;
+    MinSum bytes, flop, repeats, issued, mte1, packets, masked;
     void add(const Inst &inst) {
       count = sat_add(count, inst.sum.min);
       bytes.add(inst.bytes_min);
       flop.add(inst.flop_min);
       repeats.add(inst.repeats_min);
       issued.add(inst.issued_min);
+      mte1.add(inst.mte1_min);
+      packets.add(inst.packets_min);
+      masked.add(inst.masked_min);
     }
     void keep_smaller(const BlockMins &o) {
       count = std::min(count, o.count);
@@ -98,6 +106,9 @@ ExecutionCounts::RunResult ExecutionCounts::run_counts(uint32_t r, const std::ve
       flop.keep_smaller(o.flop);
       repeats.keep_smaller(o.repeats);
       issued.keep_smaller(o.issued);
+      mte1.keep_smaller(o.mte1);
+      packets.keep_smaller(o.packets);
+      masked.keep_smaller(o.masked);
     }
   };
   auto mins_of = [](const std::vector<Inst> &insts) {
@@ -127,14 +138,30 @@ ExecutionCounts::RunResult ExecutionCounts::run_counts(uint32_t r, const std::ve
                   inst.repeats.add(smp.repeats, m);
                   inst.masked.add(smp.masked, m);
                   inst.packets.add(smp.packets, m);
+                  inst.mte1.add(smp.mte1_bytes, m);
                   Quantity issued = Quantity::exact(ir_.rec(r).issued_instructions);
-                  if (smp.repeats.value) issued.value = std::max<int64_t>(1, (*smp.repeats.value + 254) / 255);
+                  // ceil(repeats / 255) instructions (docs/extract_hivm.md §5): none over an empty tile;
+                  // from an estimated repeat count, an estimate too.
+                  if (smp.repeats.value) {
+                    issued.value = (*smp.repeats.value + 254) / 255;
+                    if (smp.repeats.estimated()) {
+                      issued.set_estimated(true);
+                      issued.reason = smp.repeats.reason;
+                    }
+                  }
                   inst.issued.add(issued, m);
-                  inst.bytes_min.add(smp.bytes, m);
-                  inst.flop_min.add(smp.flop, m);
-                  inst.repeats_min.add(smp.repeats, m);
-                  // An estimated repeat count still issues at least one instruction.
-                  inst.issued_min.add(smp.repeats.value && smp.repeats.estimated() ? Quantity::exact(1) : issued, m);
+                  inst.bytes_min.add(smp.bytes, smp.bytes_min, m);
+                  inst.flop_min.add(smp.flop, smp.flop_min, m);
+                  inst.repeats_min.add(smp.repeats, smp.repeats_min, m);
+                  inst.mte1_min.add(smp.mte1_bytes, smp.mte1_min, m);
+                  inst.packets_min.add(smp.packets, std::nullopt, m);
+                  inst.masked_min.add(smp.masked, std::nullopt, m);
+                  // An estimated repeat count guarantees ceil(fewest / 255) instructions: none when the
+                  // tile may be empty (an empty tile issues no vector instruction).
+                  Quantity issued_fewest = issued;
+                  if (smp.repeats.value && smp.repeats.estimated())
+                    issued_fewest = Quantity::exact((smp.repeats_min.value_or(0) + 254) / 255);
+                  inst.issued_min.add(issued_fewest, std::nullopt, m);
                 },
                 inst.reason, inst.taint);
     }
@@ -177,10 +204,12 @@ ExecutionCounts::RunResult ExecutionCounts::run_counts(uint32_t r, const std::ve
   res.masked = merge(&Inst::masked);
   res.packets = merge(&Inst::packets);
   res.issued = merge(&Inst::issued);
+  res.mte1 = merge(&Inst::mte1);
   res.bytes_i = first[busiest].bytes.get();
   res.flop_i = first[busiest].flop.get();
   res.repeats_i = first[busiest].repeats.get();
   res.issued_i = first[busiest].issued.get();
+  res.mte1_i = first[busiest].mte1.get();
   if (res.taint & kTBlock) res.block.block_dependent = res.instance.block_dependent = true;
   const bool dependent = (res.taint & kTBlock) != 0;
   // The guaranteed minimum over every block: block 0's when nothing depends on the block index,
@@ -220,7 +249,7 @@ ExecutionCounts::RunResult ExecutionCounts::run_counts(uint32_t r, const std::ve
     };
     if (enumerable) {
       mins_enumerated = true;
-      QSum cnt, bytes, flop, repeats, issued;
+      QSum cnt, bytes, flop, repeats, issued, mte1;
       for (int64_t b = 0; b < G; ++b) {
         std::vector<Inst> per = b == 0 ? first : run_block(Interval::point(b));
         if (b > 0) mins.keep_smaller(mins_of(per));
@@ -233,6 +262,7 @@ ExecutionCounts::RunResult ExecutionCounts::run_counts(uint32_t r, const std::ve
           flop.add(inst.flop.get(), one);
           repeats.add(inst.repeats.get(), one);
           issued.add(inst.issued.get(), one);
+          mte1.add(inst.mte1.get(), one);
         }
       }
       res.count_grid = cnt.get();
@@ -241,6 +271,7 @@ ExecutionCounts::RunResult ExecutionCounts::run_counts(uint32_t r, const std::ve
         res.flop_grid = flop.get();
         res.repeats_grid = repeats.get();
         res.issued_grid = issued.get();
+        res.mte1_grid = mte1.get();
       }
     } else {
       res.count_grid = scale_q(count_q(res.block));
@@ -249,19 +280,23 @@ ExecutionCounts::RunResult ExecutionCounts::run_counts(uint32_t r, const std::ve
         res.flop_grid = scale_q(res.flop);
         res.repeats_grid = scale_q(res.repeats);
         res.issued_grid = scale_q(res.issued);
+        res.mte1_grid = scale_q(res.mte1);
       }
     }
   }
   // Nothing to lower when block 0 already guarantees nothing.
   const bool all_zero = mins.count == 0 && (!mins.bytes.ok || mins.bytes.value == 0) &&
                         (!mins.flop.ok || mins.flop.value == 0) && (!mins.repeats.ok || mins.repeats.value == 0) &&
-                        (!mins.issued.ok || mins.issued.value == 0);
+                        (!mins.issued.ok || mins.issued.value == 0) && (!mins.mte1.ok || mins.mte1.value == 0);
   if (dependent && !mins_enumerated && !all_zero) mins.keep_smaller(mins_of(run_block(ev_.launch.block_any)));
   res.mins.count = mins.count;
   res.mins.bytes = mins.bytes.get();
   res.mins.flop = mins.flop.get();
   res.mins.repeats = mins.repeats.get();
   res.mins.issued = mins.issued.get();
+  res.mins.mte1 = mins.mte1.get();
+  res.mins.packets = mins.packets.get();
+  res.mins.masked = mins.masked.get();
   if (res.block.block_dependent) {
     if (ir_.prog.blocks && *ir_.prog.blocks > 1) {
       std::vector<Inst> last = run_block(Interval::point(*ir_.prog.blocks - 1));
@@ -314,7 +349,14 @@ void ExecutionCounts::compute_representative(uint32_t r) {
   put(data.masked_lanes, smp.masked, "masked_lanes");
   put(data.packet_bytes, smp.packet_bytes, "packet_bytes");
   put(data.packets, smp.packets, "packets");
-  if (smp.repeats.value) record.issued_instructions = static_cast<uint32_t>(std::max<int64_t>(1, (*smp.repeats.value + 254) / 255));
+  if (record.cls == OpClass::Cube) {
+    put(data.mte1_bytes, smp.mte1_bytes, "mte1_bytes");
+    record.m = smp.m;
+    record.k = smp.k;
+    record.n = smp.n;
+  }
+  if (!smp.dtype.empty()) record.dtype = std::string(smp.dtype);
+  if (smp.repeats.value) record.issued_instructions = static_cast<uint32_t>((*smp.repeats.value + 254) / 255);
   if ((smp.taint & (kTBlock | kTIV)) && data.elements.value)
     record.notes.push_back("per-execution values are for block 0 at the first iteration; per-block totals sum every enumerated execution");
 }
@@ -368,6 +410,9 @@ void ExecutionCounts::compute_counts() {
       rr.block_min.flop = res.mins.flop;
       rr.block_min.repeats = res.mins.repeats;
       rr.block_min.issued = res.mins.issued;
+      rr.block_min.mte1 = res.mins.mte1;
+      rr.block_min.packets = res.mins.packets;
+      rr.block_min.masked = res.mins.masked;
       DataTotals &t = rr.mutable_totals();
       t.bytes_block = res.bytes;
       t.elements_block = res.elements;
@@ -375,6 +420,9 @@ void ExecutionCounts::compute_counts() {
       t.repeats_block = res.repeats;
       t.masked_block = res.masked;
       t.packets_block = res.packets;
+      t.mte1_block = res.mte1;
+      t.mte1_instance = res.mte1_i;
+      t.mte1_grid = res.mte1_grid;
       t.bytes_instance = res.bytes_i;
       t.flop_instance = res.flop_i;
       t.repeats_instance = res.repeats_i;

@@ -7,7 +7,8 @@
 //  - for HIVM ops, per-execution quantities from OpQuantities summed over the
 //    enumerated executions: bytes, elements, FLOP, repeats, masked lanes,
 //    packets, issued instructions (a vector op issues one instruction per
-//    255 repeats), per block, per instance and over the grid;
+//    255 repeats), MTE1 bytes of a cube op, per block, per instance and
+//    over the grid;
 //  - which user facts (trips, data) entered the numbers.
 // Block 0 is enumerated first; when a count depends on the block index every
 // block is enumerated while the grid budget lasts, else block 0 times the
@@ -37,10 +38,10 @@ class ExecutionCounts {
 
   struct RunResult {
     Count block, instance;
-    Quantity bytes, elements, flop, repeats, masked, packets, issued;
-    Quantity bytes_i, flop_i, repeats_i, issued_i;
-    Quantity count_grid, bytes_grid, flop_grid, repeats_grid, issued_grid;
-    BlockMin mins;  // guaranteed per-block minimum over every block (count, bytes, flop, repeats, issued)
+    Quantity bytes, elements, flop, repeats, masked, packets, issued, mte1;
+    Quantity bytes_i, flop_i, repeats_i, issued_i, mte1_i;
+    Quantity count_grid, bytes_grid, flop_grid, repeats_grid, issued_grid, mte1_grid;
+    BlockMin mins;  // guaranteed per-block minimum over every block (count, bytes, flop, repeats, issued, mte1)
     uint64_t facts = 0;
     uint8_t taint = 0;
   };

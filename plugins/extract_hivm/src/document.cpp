@@ -22,7 +22,7 @@ namespace {
 Quantity times_count(const Count &c, int64_t per_exec) {
   Quantity q;
   if (!c.known) return q;
-  q.value = c.value * per_exec;
+  q.value = sat_mul(c.value, per_exec);
   q.set_estimated(!c.exact);
   return q;
 }
@@ -30,14 +30,17 @@ Quantity times_count(const Count &c, int64_t per_exec) {
 constexpr int64_t kInf = Interval::kPosInf;
 
 void write_count(JsonWriter &w, const Count &c) {
+  // A count that saturated (kInf) is unknown, never the number 2^63 - 1.
+  const bool saturated = c.known && c.value >= kInf;
   w.begin_object();
-  if (c.known) w.field("value", c.value);
+  if (c.known && !saturated) w.field("value", c.value);
   else w.null_field("value");
   w.field("min", c.min);
   if (c.max == kInf) w.null_field("max");
   else w.field("max", c.max);
-  w.field("exact", c.known && c.exact);
-  if ((!c.known || !c.exact) && !c.reason.empty()) w.field("reason", c.reason);
+  w.field("exact", c.known && c.exact && !saturated);
+  if (saturated) w.field("reason", c.reason.empty() ? std::string(kTooLargeReason) : std::string(kTooLargeReason) + "; " + c.reason.str());
+  else if ((!c.known || !c.exact) && !c.reason.empty()) w.field("reason", c.reason);
   if (c.block_dependent) {
     w.field("block_dependent", true);
     if (c.last_block) w.field("last_block", *c.last_block);
@@ -49,8 +52,10 @@ void write_count(JsonWriter &w, const Count &c) {
   w.end_object();
 }
 
+bool saturated(const Quantity &q) { return q.value && *q.value >= kInf; }
+
 void write_q(JsonWriter &w, const Quantity &q) {
-  if (q.value) w.value(*q.value);
+  if (q.value && !saturated(q)) w.value(*q.value);
   else w.null();
 }
 
@@ -99,8 +104,10 @@ class QuantityObject {
     if (!q.value && q.reason.empty()) return;  // not applicable
     w_.key(name);
     write_q(w_, q);
-    if (!q.value || q.estimated() || !estimated_only_)
-      if (!q.value || q.estimated()) reasons_.emplace_back(name, q.reason.empty() ? "estimated" : q.reason);
+    if (saturated(q))
+      reasons_.emplace_back(name, kTooLargeReason);
+    else if (!q.value || q.estimated())
+      reasons_.emplace_back(name, q.reason.empty() ? "estimated" : q.reason);
   }
   void close() { w_.end_object(); }
 
@@ -124,12 +131,12 @@ bool is_dma_like(const OpRecord &r) {
 
 /// Which members of `block` an op has (the same ones get a `block_min`).
 struct BlockKeys {
-  bool bytes, flop, repeats, scalar, issued;
+  bool bytes, flop, repeats, scalar, issued, mte1;
 };
 BlockKeys block_keys(const OpRecord &r) {
   auto has = [](const Quantity &q) { return q.value.has_value() || !q.reason.empty(); };
   return {is_dma_like(r) && has(r.totals().bytes_block), has(r.totals().flop_block), is_vector_class(r.cls) && has(r.totals().repeats_block),
-          has(r.scalar_block), has(r.issued_block)};
+          has(r.scalar_block), has(r.issued_block), r.cls == OpClass::Cube && has(r.totals().mte1_block)};
 }
 
 void write_block_min(JsonWriter &w, const OpRecord &r) {
@@ -142,6 +149,7 @@ void write_block_min(JsonWriter &w, const OpRecord &r) {
   if (keys.repeats && m.repeats) w.field("repeats", *m.repeats);
   if (keys.scalar && m.scalar) w.field("scalar_instructions", *m.scalar);
   if (keys.issued && m.issued) w.field("issued_instructions", *m.issued);
+  if (keys.mte1 && m.mte1) w.field("mte1_bytes", *m.mte1);
   w.end_object();
 }
 
@@ -158,6 +166,7 @@ void write_block(JsonWriter &w, const OpRecord &r, std::vector<std::pair<const c
     block.put("masked_lanes", r.totals().masked_block);
   }
   if (r.cls == OpClass::Dma) block.put("packets", r.totals().packets_block);
+  if (r.cls == OpClass::Cube) block.put("mte1_bytes", r.totals().mte1_block);
   block.put("scalar_instructions", r.scalar_block);
   block.put("issued_instructions", r.issued_block);
   block.close();
@@ -175,6 +184,7 @@ void write_grid(JsonWriter &w, const OpRecord &r) {
   if (is_dma_like(r)) grid.put("bytes", r.totals().bytes_grid);
   grid.put("flop", r.totals().flop_grid);
   if (is_vector_class(r.cls)) grid.put("repeats", r.totals().repeats_grid);
+  if (r.cls == OpClass::Cube) grid.put("mte1_bytes", r.totals().mte1_grid);
   grid.put("scalar_instructions", r.scalar_grid);
   grid.put("issued_instructions", r.issued_grid);
   grid.close();
@@ -194,6 +204,7 @@ bool changed_by_facts(const OpRecord &s, const OpRecord &g) {
          !same_q(s.totals().elements_block, g.totals().elements_block) || !same_q(s.totals().flop_block, g.totals().flop_block) ||
          !same_q(s.totals().repeats_block, g.totals().repeats_block) || !same_q(s.totals().masked_block, g.totals().masked_block) ||
          !same_q(s.totals().packets_block, g.totals().packets_block) || !same_q(s.scalar_block, g.scalar_block) ||
+         !same_q(s.totals().mte1_block, g.totals().mte1_block) || !same_q(s.totals().mte1_grid, g.totals().mte1_grid) ||
          !same_q(s.issued_block, g.issued_block) || !same_q(s.count_grid, g.count_grid) ||
          !same_q(s.totals().bytes_grid, g.totals().bytes_grid) || !same_q(s.totals().flop_grid, g.totals().flop_grid) ||
          !same_q(s.totals().repeats_grid, g.totals().repeats_grid) || !same_q(s.scalar_grid, g.scalar_grid) ||
@@ -223,9 +234,12 @@ void write_given(JsonWriter &w, const OpRecord &g, const GivenFacts &facts, bool
   w.key("count");
   write_count(w, count);
   write_block_min(w, g);
-  std::vector<std::pair<const char *, std::string>> ignored;
-  write_block(w, g, ignored);
+  // Which per-block figures under the facts are estimates: a fact can make a count exact and
+  // leave a size inside it an upper bound, which must not read as an exact sum.
+  std::vector<std::pair<const char *, std::string>> reasons;
+  write_block(w, g, reasons);
   if (with_grid) write_grid(w, g);
+  write_reasons(w, "total_reasons", reasons);
   w.end_object();
 }
 
@@ -279,7 +293,8 @@ void write_op(JsonWriter &w, const OpRecord &r, bool with_grid, const OpRecord *
     if (!r.path_name.empty()) w.field("path", r.path_name);
     if (r.cls == OpClass::Cube) {
       w.field("m", r.m.optional()).field("k", r.k.optional()).field("n", r.n.optional());
-      if (r.mte1_bytes >= 0) w.field("mte1_bytes", r.mte1_bytes);
+      const Quantity &mte1 = r.totals().mte1_bytes;
+      if (mte1.value || !mte1.reason.empty()) exec.put("mte1_bytes", mte1);
       else w.null_field("mte1_bytes");
     }
     exec.close();
@@ -292,6 +307,7 @@ void write_op(JsonWriter &w, const OpRecord &r, bool with_grid, const OpRecord *
   if (dma_like) inst.put("bytes", r.totals().bytes_instance);
   inst.put("flop", r.totals().flop_instance);
   if (vec) inst.put("repeats", r.totals().repeats_instance);
+  if (r.cls == OpClass::Cube) inst.put("mte1_bytes", r.totals().mte1_instance);
   inst.put("scalar_instructions", r.scalar_instance);
   inst.put("issued_instructions", r.issued_instance);
   inst.close();
@@ -328,6 +344,12 @@ void write_op(JsonWriter &w, const OpRecord &r, bool with_grid, const OpRecord *
     for (const BufferRef &b : r.writes) write_buffer(w, b);
     w.end_array();
   }
+  if (r.opaque) {
+    w.key("opaque").begin_object().field("reason", r.opaque->reason).field("shaped_operands", r.opaque->shaped);
+    if (r.opaque->bytes) w.field("operand_bytes", *r.opaque->bytes);
+    else w.null_field("operand_bytes");
+    w.end_object();
+  }
   if (!r.notes.empty()) w.array("notes", r.notes);
   if (given != nullptr && facts != nullptr && changed_by_facts(r, *given)) write_given(w, *given, *facts, with_grid, fact_ops);
   w.end_object();
@@ -353,7 +375,7 @@ struct Sum {
     if (known && __builtin_add_overflow(value, v, &value)) value = kInf;
   }
   void write(JsonWriter &w) const {
-    if (known) w.value(value);
+    if (known && value < kInf) w.value(value);  // saturated: unknown (kTooLargeReason)
     else w.null();
   }
 };
@@ -390,18 +412,19 @@ struct CoreTotals {
   std::set<std::string> unknown;
 };
 
-Quantity pick(const OpRecord &r, Mode mode, const Quantity &exec, const Quantity &block, const Quantity &instance,
+/// The quantity a totals scope adds for one op. Per block (minimum): the op's own block
+/// minimum (block_min), which holds in every block of the grid; for a record without one
+/// (the DES import), its per-block sum where that is exact in every block; else 0.
+Quantity pick(const OpRecord &r, Mode mode, OptInt64 fewest, const Quantity &block, const Quantity &instance,
               const Quantity &grid) {
   switch (mode) {
     case Mode::Block: return block;
     case Mode::Instance: return instance;
     case Mode::Grid: return grid;
     case Mode::BlockMin: {
-      // Guaranteed minimum: the minimum count times an exact per-execution value (0 otherwise).
-      Quantity q;
-      q.value = 0;
-      if (exec.value && !exec.estimated() && r.count.known) q.value = r.count.min * *exec.value;
-      return q;
+      if (fewest) return Quantity::exact(*fewest);
+      if (r.count.known && r.count.exact && !r.count.block_dependent && block.value && !block.estimated()) return block;
+      return Quantity::exact(0);
     }
   }
   return block;
@@ -430,8 +453,8 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
                    : mode == Mode::Grid     ? r.count_grid
                                             : Quantity::exact(r.count.known ? r.count.min : 0);
     for (Pipe p : r.pipes) t.executions_by_pipe[pipe_name(p)].add(cnt);
-    Quantity scalar = pick(r, mode, Quantity::exact(r.scalar_instructions), r.scalar_block, r.scalar_instance, r.scalar_grid);
-    Quantity issued = pick(r, mode, Quantity::exact(r.issued_instructions), r.issued_block, r.issued_instance, r.issued_grid);
+    Quantity scalar = pick(r, mode, r.block_min.scalar, r.scalar_block, r.scalar_instance, r.scalar_grid);
+    Quantity issued = pick(r, mode, r.block_min.issued, r.issued_block, r.issued_instance, r.issued_grid);
     if (mode == Mode::BlockMin && r.cls == OpClass::Loop) scalar = issued = Quantity::exact(0);
     if (r.scalar_instructions > 0 || r.cls == OpClass::Loop) {
       t.scalar.add(scalar);
@@ -441,7 +464,7 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
     t.issued.add(issued);
     if (scalar.estimated() || issued.estimated()) t.estimated = true;
     if (r.cls == OpClass::ScalarMemory && r.scalar_gm_bytes > 0) {
-      Quantity b = pick(r, mode, r.totals().bytes, r.totals().bytes_block, times_count(r.count_instance, r.scalar_gm_bytes), r.totals().bytes_grid);
+      Quantity b = pick(r, mode, r.block_min.bytes, r.totals().bytes_block, times_count(r.count_instance, r.scalar_gm_bytes), r.totals().bytes_grid);
       t.gm_scalar_bytes.add(b);
     }
     switch (r.cls) {
@@ -455,8 +478,8 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
     }
     if (!r.modelled) continue;
     if (r.cls == OpClass::Dma) {
-      Quantity bytes = pick(r, mode, r.totals().bytes, r.totals().bytes_block, r.totals().bytes_instance, r.totals().bytes_grid);
-      Quantity packets = pick(r, mode, r.totals().packets, r.totals().packets_block, Quantity{}, Quantity{});
+      Quantity bytes = pick(r, mode, r.block_min.bytes, r.totals().bytes_block, r.totals().bytes_instance, r.totals().bytes_grid);
+      Quantity packets = pick(r, mode, r.block_min.packets, r.totals().packets_block, Quantity{}, Quantity{});
       std::string pipe = r.pipes.empty() ? "none" : pipe_name(r.pipes.front());
       std::string packet = r.totals().packet_bytes.value ? std::to_string(*r.totals().packet_bytes.value) : "unknown";
       auto &m = t.mte[{pipe, r.path_name.empty() ? "unknown" : std::string(r.path_name), packet}];
@@ -467,9 +490,9 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
       if (bytes.estimated()) t.estimated = true;
       if (!bytes.value) t.unknown.insert("mte bytes (" + r.name + " line " + std::to_string(r.line) + ")");
     } else if (is_vector_class(r.cls)) {
-      Quantity rep = pick(r, mode, r.totals().repeats, r.totals().repeats_block, r.totals().repeats_instance, r.totals().repeats_grid);
-      Quantity flop = pick(r, mode, r.totals().flop, r.totals().flop_block, r.totals().flop_instance, r.totals().flop_grid);
-      Quantity masked = pick(r, mode, r.totals().masked_lanes, r.totals().masked_block, Quantity{}, Quantity{});
+      Quantity rep = pick(r, mode, r.block_min.repeats, r.totals().repeats_block, r.totals().repeats_instance, r.totals().repeats_grid);
+      Quantity flop = pick(r, mode, r.block_min.flop, r.totals().flop_block, r.totals().flop_instance, r.totals().flop_grid);
+      Quantity masked = pick(r, mode, r.block_min.masked, r.totals().masked_block, Quantity{}, Quantity{});
       t.v_repeats.add(rep);
       t.v_flop.add(flop);
       t.v_exec.add(cnt);
@@ -481,15 +504,15 @@ void write_totals(JsonWriter &w, const Program &prog, Mode mode) {
       if (mode == Mode::Block || mode == Mode::BlockMin) vc.masked.add(masked);
       if (rep.estimated() || flop.estimated()) t.estimated = true;
       if (r.name == "hivm.hir.copy") {
-        Quantity bytes = pick(r, mode, r.totals().bytes, r.totals().bytes_block, r.totals().bytes_instance, r.totals().bytes_grid);
+        Quantity bytes = pick(r, mode, r.block_min.bytes, r.totals().bytes_block, r.totals().bytes_instance, r.totals().bytes_grid);
         t.bytes_by_pipe["V"].add(bytes);
       }
     } else if (r.cls == OpClass::Cube) {
-      Quantity flop = pick(r, mode, r.totals().flop, r.totals().flop_block, r.totals().flop_instance, r.totals().flop_grid);
+      Quantity flop = pick(r, mode, r.block_min.flop, r.totals().flop_block, r.totals().flop_instance, r.totals().flop_grid);
       t.c_flop.add(flop);
       t.c_exec.add(cnt);
       t.c_flop_by_dtype[r.dtype.empty() ? "unknown" : r.dtype].add(flop);
-      if (r.mte1_bytes >= 0 && cnt.value) t.c_mte1.add(*cnt.value * r.mte1_bytes);
+      t.c_mte1.add(pick(r, mode, r.block_min.mte1, r.totals().mte1_block, r.totals().mte1_instance, r.totals().mte1_grid));
       auto &shape = t.c_shapes[{r.dtype, r.m.value_or(-1), r.k.value_or(-1), r.n.value_or(-1)}];
       shape.exec.add(cnt);
       shape.flop.add(flop);

@@ -137,20 +137,7 @@ struct OpDetail {
   bool hivm = false;
 };
 
-inline int64_t sat_mul(int64_t a, int64_t b) {
-  if (a == 0 || b == 0) return 0;
-  if (a == kInf || b == kInf) return kInf;
-  int64_t p = 0;
-  if (__builtin_mul_overflow(a, b, &p) || p >= kInf) return kInf;
-  return p;
-}
-
-inline int64_t sat_add(int64_t a, int64_t b) {
-  if (a == kInf || b == kInf) return kInf;
-  int64_t s = 0;
-  if (__builtin_add_overflow(a, b, &s) || s >= kInf) return kInf;
-  return s;
-}
+// sat_mul, sat_add and kTooLargeReason: program.hpp (the document writer uses them too).
 
 inline std::optional<int64_t> parse_int(std::string_view text) {
   int64_t v = 0;

@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include <perfbound/sdk/cancel.hpp>
+
 namespace pb::hivm {
 
 const char *tok_name(Tok kind) {
@@ -101,6 +103,7 @@ Token Lexer::make(Tok kind, size_t start, bool first) {
 }
 
 Token Lexer::next() {
+  pb::sdk::poll_cancel();  // a 40 MB dump stops within a few thousand tokens of Ctrl-C
   skip_space_and_comments();
   const size_t size = buf_.size();
   const size_t start = pos_;

@@ -37,6 +37,7 @@ GenericParts generic_parts(const Op &op) {
       TokSpan fn = s.from(idx + 1);
       auto arrow = find_top(fn, Tok::Arrow);
       TokSpan ins = arrow ? fn.sub(0, *arrow) : fn;
+      g.has_function_type = arrow.has_value() && !ins.empty() && ins[0].kind == Tok::LParen;
       if (!ins.empty() && ins[0].kind == Tok::LParen)
         if (auto grp = group_at(ins, 0)) g.operand_types = grp->first.empty() ? std::vector<TokSpan>{} : split_top(grp->first, Tok::Comma);
       if (arrow) {

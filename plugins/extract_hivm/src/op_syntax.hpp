@@ -26,6 +26,7 @@ struct GenericParts {
   TokSpan props;  // inside <{ ... }>
   TokSpan attrs;  // inside { ... }
   std::vector<TokSpan> operand_types, result_types;
+  bool has_function_type = false;  // `: (...) -> ...` was printed
 };
 GenericParts generic_parts(const Op &op);
 

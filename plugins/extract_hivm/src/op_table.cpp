@@ -127,7 +127,7 @@ Table build_table() {
   t["hivm.hir.load_scale"] = {OpClass::Dma, Pipe::MTE2, CoreAffinity::Cube, false};
   t["hivm.hir.fixpipe"] = {OpClass::Dma, Pipe::FIX, CoreAffinity::Cube, false};
   // Cube.
-  for (const char *n : {"mmadL1", "batchMmadL1", "Conv1dL1", "Conv2dL1", "Conv3dL1"})
+  for (const char *n : {"mmadL1", "batchMmadL1", "mmadmxL1", "Conv1dL1", "Conv2dL1", "Conv3dL1"})
     t[std::string("hivm.hir.") + n] = {OpClass::Cube, Pipe::M, CoreAffinity::Cube, true};
   for (const char *n : {"matmul", "mix_matmul", "mix_group_matmul"})
     t[std::string("hivm.hir.") + n] = {OpClass::CubeMacro, Pipe::None, CoreAffinity::Either, false};
@@ -172,6 +172,21 @@ Table build_table() {
   for (const char *n : {"subview", "reinterpret_cast", "cast", "collapse_shape", "expand_shape",
                         "extract_strided_metadata", "view"})
     t[std::string("memref.") + n] = {OpClass::View, Pipe::S, CoreAffinity::Either, false};
+  // Ops of other dialects that move or compute nothing: they allocate, cast,
+  // reshape or view a buffer or a tensor, or read its shape. Known, so that an
+  // op with a shaped operand that is not here is taken to do work (opaque).
+  for (const char *n : {"tensor.empty", "bufferization.alloc_tensor"})
+    t[n] = {OpClass::Alloc, Pipe::S, CoreAffinity::Either, false};
+  for (const char *n : {"tensor.cast", "tensor.expand_shape", "tensor.collapse_shape", "tensor.extract_slice",
+                        "tensor.dim", "tensor.rank", "bufferization.to_tensor", "bufferization.to_memref",
+                        "bufferization.to_buffer", "memref.dim", "memref.rank", "memref.memory_space_cast",
+                        "memref.assume_alignment", "memref.extract_aligned_pointer_as_index", "memref.get_global"})
+    t[n] = {OpClass::View, Pipe::S, CoreAffinity::Either, false};
+  t["memref.dealloc"] = {OpClass::Annotation, Pipe::None, CoreAffinity::Either, false};
+  // Regions run once, in place (walk.cpp walks them inline).
+  t["scope.scope"] = {OpClass::Annotation, Pipe::None, CoreAffinity::Either, false};
+  t["scf.execute_region"] = {OpClass::Annotation, Pipe::None, CoreAffinity::Either, false};
+  t["scope.return"] = {OpClass::Terminator, Pipe::None, CoreAffinity::Either, false};
   t["scf.for"] = {OpClass::Loop, Pipe::S, CoreAffinity::Either, false};
   t["scf.while"] = {OpClass::Loop, Pipe::S, CoreAffinity::Either, false};
   t["scf.if"] = {OpClass::Branch, Pipe::S, CoreAffinity::Either, false};

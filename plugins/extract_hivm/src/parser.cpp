@@ -85,7 +85,12 @@ class Parser {
       case Tok::CaretId: return true;
       case Tok::BareId: {
         const Token &n = peek(k + 1);
-        if (n.kind == Tok::Equal || n.kind == Tok::Comma || n.kind == Tok::Colon) return false;
+        if (n.kind == Tok::Equal || n.kind == Tok::Comma) return false;
+        // `dialect.op : type` is an op printed without its results' names
+        // (`hivm.hir.create_sync_block_lock : memref<1xi64>`) or with only a
+        // functional type (`scope.scope : () -> () {`); a bare word before
+        // ':' is not an op.
+        if (n.kind == Tok::Colon) return t.text().find('.') != std::string_view::npos;
         if (n.kind == Tok::RBrace && !n.first_on_line) return false;
         if (n.kind == Tok::Greater || n.kind == Tok::RParen || n.kind == Tok::RSquare) return false;
         if (t.text().find('.') != std::string_view::npos) return true;
@@ -375,8 +380,8 @@ bool is_diagnostic_line(std::string_view line) {
 
 }  // namespace
 
-void check_utf8(std::string_view text) {
-  uint32_t line = 1;
+void check_utf8(std::string_view text, uint32_t first_line) {
+  uint32_t line = first_line;
   size_t line_start = 0;
   for (size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
@@ -404,16 +409,133 @@ Op parse_single_op(std::string_view text) {
   return parser.parse_operation(false);
 }
 
+std::vector<Section> split_sections(std::string_view text) {
+  std::vector<Section> out;
+  size_t begin = 0;
+  size_t at = 0;
+  // mlir-opt splits on the marker less its last two characters, then keeps a
+  // cut only where those two follow, plus at least one more character that is
+  // not '0' (its test for "no dash after the marker").
+  while ((at = text.find("// ---", at)) != std::string_view::npos) {
+    const size_t after = at + 6;
+    if (after + 2 < text.size() && text[after] == '-' && text[after + 1] == '-' && text[after + 2] != '0') {
+      out.push_back({begin, at, 0});
+      begin = after + 2;
+      at = begin;
+    } else {
+      at = after;
+    }
+  }
+  out.push_back({begin, text.size(), 0});
+  uint32_t line = 1;
+  size_t pos = 0;
+  for (Section &section : out) {
+    for (; pos < section.begin; ++pos) line += text[pos] == '\n' ? 1 : 0;
+    section.first_line = line;
+  }
+  return out;
+}
+
+bool has_split_marker_line(std::string_view text) {
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) eol = text.size();
+    if (trim(text.substr(pos, eol - pos)) == "// -----") return true;
+    pos = eol + 1;
+  }
+  return false;
+}
+
+std::string symbol_of(const Op &op) {
+  const size_t end = op.regions.empty() ? op.tokens.size() : op.regions[0].at;
+  int depth = 0;
+  for (size_t i = 0; i < end; ++i) {
+    const Token &t = op.tokens[i];
+    if (is_opener(t.kind)) ++depth;
+    if (is_closer(t.kind)) --depth;
+    if (depth == 0 && t.kind == Tok::AtId) return std::string(t.text());
+    // The generic form: <{sym_name = "f", ...}>.
+    if (op.generic && t.kind == Tok::BareId && t.text() == "sym_name" && i + 2 < end && op.tokens[i + 1].kind == Tok::Equal &&
+        op.tokens[i + 2].kind == Tok::String) {
+      std::string_view quoted = op.tokens[i + 2].text();
+      return "@" + std::string(quoted.substr(1, quoted.size() - 2));
+    }
+  }
+  return {};
+}
+
+void FileReader::define_symbol(std::string_view name, const Op &op) {
+  if (listing_ || name.empty() || symbols_.empty()) return;
+  auto [it, inserted] = symbols_.back().try_emplace(std::string(name), op.line);
+  if (!inserted)
+    throw SourceError(op.line, op.col,
+                      "redefinition of symbol " + std::string(name) + ": it is already defined at line " +
+                          std::to_string(it->second) + " of the same module (a lit file's inputs are cut at its '// -----' lines: "
+                          "is the input split?)");
+}
+
+void FileReader::check_alias_cycles() const {
+  // The aliases an alias's value names (not dialect attributes: those hold a '.').
+  auto refs = [&](std::string_view value) {
+    std::vector<std::string_view> out;
+    Lexer lex(value);
+    for (Token t = lex.next(); t.kind != Tok::Eof && t.kind != Tok::Error; t = lex.next())
+      if ((t.kind == Tok::HashId || t.kind == Tok::BangId) && t.text().find('.') == std::string_view::npos &&
+          aliases_.count(t.text()) != 0)
+        out.push_back(t.text());
+    return out;
+  };
+  // Iterative depth-first search: 0 unvisited, 1 on the path, 2 done.
+  std::map<std::string_view, int, std::less<>> state;
+  for (const auto &[root, value] : aliases_) {
+    if (state[root] != 0) continue;
+    std::vector<std::pair<std::string_view, std::vector<std::string_view>>> path;
+    path.emplace_back(root, refs(value));
+    state[root] = 1;
+    while (!path.empty()) {
+      auto &[name, pending] = path.back();
+      if (pending.empty()) {
+        state[name] = 2;
+        path.pop_back();
+        continue;
+      }
+      std::string_view next = pending.back();
+      pending.pop_back();
+      int &s = state[next];
+      if (s == 1) {
+        std::string chain;
+        bool in_cycle = false;
+        for (const auto &step : path) {
+          in_cycle = in_cycle || step.first == next;
+          if (in_cycle) chain += std::string(step.first) + " -> ";
+        }
+        chain += std::string(next);
+        const uint32_t line = alias_lines_.count(next) ? alias_lines_.at(next) : first_line_;
+        throw SourceError(line, 1, "alias " + std::string(next) + " refers to itself: " + chain);
+      }
+      if (s == 0) {
+        s = 1;
+        path.emplace_back(next, refs(aliases_.at(next)));
+      }
+    }
+  }
+}
+
 void FileReader::handle_top_level_op(const Op &op, std::vector<const Op *> &stack,
                                      const std::function<void(const Op &, const FunctionContext &)> &on_function) {
   std::string_view name = op.name;
   if (name == "module" || name == "builtin.module") {
+    define_symbol(symbol_of(op), op);
     stack.push_back(&op);
+    symbols_.emplace_back();
     visit_module_body(op, stack, on_function);
+    symbols_.pop_back();
     stack.pop_back();
     return;
   }
   if (name == "func.func" || name == "func") {
+    define_symbol(symbol_of(op), op);
     if (op.regions.empty()) {
       std::string_view fname;
       for (const Token &t : op.tokens)
@@ -424,12 +546,20 @@ void FileReader::handle_top_level_op(const Op &op, std::vector<const Op *> &stac
       declarations_.emplace_back(fname, op.line);
       return;
     }
-    verify_function(op, text_, warnings_);
+    if (!listing_) verify_function(op, text_, warnings_);
     FunctionContext ctx;
     ctx.index = function_count_++;
     ctx.dump_header = current_header_;
     ctx.modules = stack;
     on_function(op, ctx);
+    return;
+  }
+  // Other symbols (`llvm.func @__assertfail`, `memref.global`, `llvm.mlir.global`):
+  // no kernel work lives in them; they are read, checked for redefinition and left out.
+  if (std::string symbol = symbol_of(op); !symbol.empty() && op.results.empty()) {
+    define_symbol(symbol, op);
+    warnings_.push_back("top-level operation " + std::string(name) + " " + symbol + " (line " + std::to_string(op.line) +
+                        ") is not a function: ignored");
     return;
   }
   throw SourceError(op.line, op.col,
@@ -444,12 +574,23 @@ void FileReader::visit_module_body(const Op &module, std::vector<const Op *> &st
       for (const Op &child : block.ops) handle_top_level_op(child, stack, on_function);
 }
 
+std::vector<FunctionSite> FileReader::list_functions() {
+  std::vector<FunctionSite> out;
+  listing_ = true;
+  read([&](const Op &func, const FunctionContext &) {
+    std::string symbol = symbol_of(func);
+    out.push_back({symbol.empty() ? std::string("<unnamed>") : symbol.substr(1), func.line});
+  });
+  return out;
+}
+
 void FileReader::read(const std::function<void(const Op &, const FunctionContext &)> &on_function) {
-  check_utf8(text_);
+  check_utf8(text_, first_line_);
   size_t pos = 0;
-  uint32_t line = 1;
+  uint32_t line = first_line_;
   const size_t size = text_.size();
   std::vector<const Op *> stack;
+  symbols_.assign(1, {});  // the implicit module around top-level functions
   while (pos < size) {
     size_t eol = text_.find('\n', pos);
     if (eol == std::string_view::npos) eol = size;
@@ -500,6 +641,7 @@ void FileReader::read(const std::function<void(const Op &, const FunctionContext
         last = tok;
       }
       aliases_[name.text()] = span(first, last);
+      alias_lines_[name.text()] = name.line;
       auto [next_pos, next_line_no] = probe.resume_point();
       (void)next_line_no;
       // Resume at the start of the line of the next token.
@@ -525,7 +667,26 @@ void FileReader::read(const std::function<void(const Op &, const FunctionContext
     }
     if (t0.kind == Tok::RBrace)
       throw SourceError(t0.line, t0.column(text_), "unbalanced '}' outside of any function or module");
-    if (probe.starts_statement(0) && t0.kind != Tok::String)
+    // A symbol op at the top level (`llvm.func @__assertfail(...)`, `memref.global
+    // "private" @c ...`): read as IR, then left out with a note. `ld.lld: warning: ...`
+    // and other compiler output are not ops.
+    const bool symbol_op = t0.kind == Tok::BareId && t0_text.find('.') != std::string_view::npos &&
+                           probe.peek(1).kind != Tok::Colon && !is_diagnostic_line(content) &&
+                           content.find('@') != std::string_view::npos;
+    if (symbol_op) {
+      Op op = probe.parse_operation(true);
+      handle_top_level_op(op, stack, on_function);
+      const uint32_t resume_line = op.end_line + 1;
+      while (line < resume_line && pos < size) {
+        size_t nl = text_.find('\n', pos);
+        pos = nl == std::string_view::npos ? size : nl + 1;
+        ++line;
+      }
+      continue;
+    }
+    // `word.word: ...` at the top level is compiler output (`ld.lld: warning: ...`), not an op.
+    const bool colon_after_word = t0.kind == Tok::BareId && probe.peek(1).kind == Tok::Colon;
+    if (probe.starts_statement(0) && t0.kind != Tok::String && !colon_after_word)
       throw SourceError(t0.line, t0.column(text_),
                         "IR operation outside of any function: " + quote(content) +
                             " (is the dump truncated or is its 'func.func' line missing?)");
@@ -534,11 +695,15 @@ void FileReader::read(const std::function<void(const Op &, const FunctionContext
     next_line();
   }
   line_count_ = line;
+  if (listing_) return;
+  check_alias_cycles();
   if (function_count_ == 0) {
-    uint32_t last_line = line > 1 ? line - 1 : 1;
+    uint32_t last_line = line > first_line_ ? line - 1 : first_line_;
+    std::string what = std::to_string(last_line - first_line_ + 1) + " lines read";
+    if (first_line_ > 1) what += ", lines " + std::to_string(first_line_) + " to " + std::to_string(last_line);
+    if (!declarations_.empty()) what += "; only declarations such as " + std::string(declarations_.front().first);
     throw SourceError(last_line, 1,
-                      "no function with a body found (" + std::to_string(last_line) +
-                          " lines read; a HIVM dump has at least one 'func.func @name(...) {')");
+                      "no function with a body found (" + what + "; a HIVM dump has at least one 'func.func @name(...) {')");
   }
 }
 

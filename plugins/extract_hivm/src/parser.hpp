@@ -52,18 +52,49 @@ constexpr size_t kMaxNesting = 256;
 constexpr uint64_t kMaxResults = 1u << 16;
 
 /// Throws SourceError at the line and column of the first byte that is not
-/// valid UTF-8.
-void check_utf8(std::string_view text);
+/// valid UTF-8. `first_line` is the line of text[0].
+void check_utf8(std::string_view text, uint32_t first_line = 1);
 
-/// Reads a whole file. [thread: instance]
+/// One input of a lit file (mlir-opt --split-input-file): bytes [begin, end)
+/// of the file, starting on line `first_line`.
+struct Section {
+  size_t begin = 0, end = 0;
+  uint32_t first_line = 1;
+};
+
+/// The file cut as mlir-opt's --split-input-file cuts it
+/// (mlir/lib/Support/ToolUtilities.cpp, splitAndProcessBuffer): at every
+/// `// -----` followed by one more character that is not '0' (so `// ---------`
+/// and `// -----//` cut too; `// ----` does not); the 8 characters of the
+/// marker belong to neither side. Always at least one section.
+std::vector<Section> split_sections(std::string_view text);
+
+/// Whether a line of `text` is exactly `// -----` (surrounding blanks
+/// ignored): the sign of a lit file, which `split = auto` cuts.
+bool has_split_marker_line(std::string_view text);
+
+/// A function found in a file, for choosing a kernel: its name (without the
+/// '@') and the line of its `func.func`.
+struct FunctionSite {
+  std::string name;
+  uint32_t line = 0;
+};
+
+/// Reads a whole file, or one section of one (`text` is the section, whose
+/// first byte is on line `first_line` of the file: every line reported is a
+/// line of the file). [thread: instance]
 class FileReader {
  public:
-  explicit FileReader(std::string_view text) : text_(text) {}
+  explicit FileReader(std::string_view text, uint32_t first_line = 1) : text_(text), first_line_(first_line) {}
 
   /// Parses the file and calls `on_function` for every function with a body,
   /// in file order. The Op is only valid during the call. Throws SourceError
   /// on malformed IR (and when no function is found).
   void read(const std::function<void(const Op &, const FunctionContext &)> &on_function);
+  /// The functions with a body, in order, without analysing or verifying them
+  /// (only an input whose structure cannot be read throws); an input without
+  /// functions gives none.
+  std::vector<FunctionSite> list_functions();
 
   [[nodiscard]] const std::vector<TopLevelLine> &lines() const { return lines_; }
   /// `#name = ...` definitions: name -> source text of the value.
@@ -71,7 +102,8 @@ class FileReader {
   [[nodiscard]] uint32_t line_count() const { return line_count_; }
   /// Function declarations without a body (skipped): name and line.
   [[nodiscard]] const std::vector<std::pair<std::string_view, uint32_t>> &declarations() const { return declarations_; }
-  /// What the verifier could not prove (verify.hpp), e.g. non-constant loop steps.
+  /// What the verifier could not prove (verify.hpp), e.g. non-constant loop steps,
+  /// and the top-level operations that are not functions (ignored).
   [[nodiscard]] const std::vector<std::string> &warnings() const { return warnings_; }
 
  private:
@@ -79,16 +111,29 @@ class FileReader {
                          const std::function<void(const Op &, const FunctionContext &)> &on_function);
   void handle_top_level_op(const Op &op, std::vector<const Op *> &stack,
                            const std::function<void(const Op &, const FunctionContext &)> &on_function);
+  /// Enters `name` (a symbol of `op`) in the symbol table of the innermost
+  /// module; a second definition is refused naming both lines.
+  void define_symbol(std::string_view name, const Op &op);
+  /// Refuses an alias whose value refers back to itself (directly or through other aliases).
+  void check_alias_cycles() const;
 
   std::string_view text_;
+  uint32_t first_line_ = 1;
+  bool listing_ = false;  // list_functions(): no verification, no symbol or alias checks
   std::vector<TopLevelLine> lines_;
   std::map<std::string_view, std::string_view, std::less<>> aliases_;
+  std::map<std::string_view, uint32_t, std::less<>> alias_lines_;
   std::vector<std::pair<std::string_view, uint32_t>> declarations_;
   std::vector<std::string> warnings_;
+  std::vector<std::map<std::string, uint32_t, std::less<>>> symbols_;  // per enclosing module, outermost first
   std::string_view current_header_;
   uint32_t function_count_ = 0;
   uint32_t line_count_ = 0;
 };
+
+/// The symbol an op defines: `@name` (its first @-identifier outside brackets,
+/// before its regions) or the generic form's `sym_name`; empty when none.
+std::string symbol_of(const Op &op);
 
 /// Parses one operation from `text` (which must start with it). For tests.
 Op parse_single_op(std::string_view text);

@@ -132,6 +132,31 @@ class OptInt64 {
   int64_t v_ = kAbsent;
 };
 
+/// The value a saturated count or quantity takes (INT64_MAX, also Interval::kPosInf).
+inline constexpr int64_t kSaturated = std::numeric_limits<int64_t>::max();
+
+/// Counts and quantities saturate instead of wrapping: a product or sum past
+/// 2^63 - 2 becomes kSaturated (INT64_MAX, Interval::kPosInf), which the document writes as unknown (null) with
+/// kTooLargeReason, never as a number (issue 27: a loop of 10^18 trips, or
+/// 70 nested loops of 2 trips, gave negative work figures). Minimums stay
+/// sound when they saturate (kSaturated is below the true value).
+inline constexpr const char *kTooLargeReason = "more than 2^63 - 1: too large to count in 64 bits";
+
+inline int64_t sat_mul(int64_t a, int64_t b) {
+  if (a == 0 || b == 0) return 0;
+  if (a == kSaturated || b == kSaturated) return kSaturated;
+  int64_t p = 0;
+  if (__builtin_mul_overflow(a, b, &p) || p >= kSaturated) return kSaturated;
+  return p;
+}
+
+inline int64_t sat_add(int64_t a, int64_t b) {
+  if (a == kSaturated || b == kSaturated) return kSaturated;
+  int64_t s = 0;
+  if (__builtin_add_overflow(a, b, &s) || s >= kSaturated) return kSaturated;
+  return s;
+}
+
 /// How many times something executes, per block or per core instance.
 struct Count {
   int64_t value = 0;    // best estimate (exact when `exact`)
@@ -155,7 +180,8 @@ struct Count {
 /// Per-block guaranteed minimum over every block of the grid of what an op does.
 /// Unset: unknown, or the per-execution value is an estimate that could be lower.
 struct BlockMin {
-  OptInt64 count, bytes, flop, repeats, scalar, issued;
+  OptInt64 count, bytes, flop, repeats, scalar, issued, mte1;
+  OptInt64 packets, masked;  // for totals.per_block_min only (not op record members)
   bool operator==(const BlockMin &) const = default;
 };
 
@@ -287,11 +313,22 @@ struct SyncInfo {
 /// whole-grid sums. Only HIVM ops and scalar memory accesses have them (about one op in
 /// eight), so a record keeps them behind one pointer (OpRecord::totals).
 struct DataTotals {
-  // Per execution (representative: block 0, first iteration).
-  Quantity elements, bytes, flop, repeats, masked_lanes, packet_bytes, packets;
-  Quantity bytes_block, elements_block, flop_block, repeats_block, masked_block, packets_block;
-  Quantity bytes_instance, flop_instance, repeats_instance;
-  Quantity bytes_grid, flop_grid, repeats_grid;  // whole grid, as the grid sums below
+  // Per execution (representative: block 0, first iteration). mte1_bytes: cube ops only,
+  // the L1 -> L0A/L0B bytes (fractal-padded).
+  Quantity elements, bytes, flop, repeats, masked_lanes, packet_bytes, packets, mte1_bytes;
+  Quantity bytes_block, elements_block, flop_block, repeats_block, masked_block, packets_block, mte1_block;
+  Quantity bytes_instance, flop_instance, repeats_instance, mte1_instance;
+  Quantity bytes_grid, flop_grid, repeats_grid, mte1_grid;  // whole grid, as the grid sums below
+};
+
+/// What an op the extractor does not model holds: its operands with a shape
+/// (memref/tensor) and their bytes. Such an op is listed as not counted; with a
+/// shaped operand it is assumed to do work (coverage says so).
+struct OpaqueOperands {
+  uint32_t shaped = 0;           // operands with a memref/tensor type
+  std::optional<int64_t> bytes;  // their bytes summed (static shapes); empty when a shape is dynamic or unknown
+  std::string reason;            // "op not modelled: hivm.hir.custom"
+  CoreType core = CoreType::Unknown;  // the core the op names (a custom op's hivm.tcore_type), if any
 };
 
 struct OpRecord {
@@ -316,8 +353,7 @@ struct OpRecord {
   std::string dtype;
   Space src = Space::Unknown, dst = Space::Unknown;
   Word path_name;         // "gm_to_ub", "cc_to_gm", ...
-  OptInt64 m, k, n;                // cube
-  int64_t mte1_bytes = -1;         // cube: L1 -> L0A/L0B bytes per execution (fractal-padded)
+  OptInt64 m, k, n;                // cube (the upper end where an extent is dynamic)
   int64_t scalar_gm_bytes = 0;     // memref.load/store on GM: bytes per execution
 
   // Per block, summed over the enumerated executions (exact quantities at every execution).
@@ -337,6 +373,7 @@ struct OpRecord {
 
   Eligibility eligibility;
   std::unique_ptr<SyncInfo> sync;  // sync ops only
+  std::unique_ptr<OpaqueOperands> opaque;  // ops not modelled only
   std::vector<BufferRef> reads, writes;
   std::vector<std::string> estimated_fields;  // names of fields holding estimates
   std::vector<std::string> notes;
@@ -411,6 +448,10 @@ struct FunctionRecord {
   std::optional<uint32_t> first_op, last_op;  // record range in Program::ops
   std::string logical_block_num;  // the SSA value annotated {logical_block_num}
   Count block_num;                // its value when resolvable
+  // A MIX function (or one without a core type whose ops need both cores) is
+  // analysed as a mix kernel: this record is its AIC part and the next record,
+  // made by the analysis, its AIV part; each op carries the core it needs.
+  bool split_mix = false;
 };
 
 struct Finding {

@@ -13,7 +13,7 @@ Quantity times(const Count &c, int64_t per_exec) {
     q.reason = "execution count unknown: " + c.reason;
     return q;
   }
-  q.value = c.value * per_exec;
+  q.value = sat_mul(c.value, per_exec);
   if (!c.exact) {
     q.set_estimated(true);
     q.reason = c.reason;
@@ -131,6 +131,7 @@ void RecordAssembler::finish_records() {
                           : field == "repeats"      ? &record.totals().repeats
                           : field == "masked_lanes" ? &record.totals().masked_lanes
                           : field == "packet_bytes" ? &record.totals().packet_bytes
+                          : field == "mte1_bytes"   ? &record.totals().mte1_bytes
                                                     : &record.totals().packets;
       n.value = q->value ? std::to_string(*q->value) : "null";
       n.reason = q->reason;

@@ -302,6 +302,12 @@ void ScalarOps::handle_hivm_scalar(const Op &op, uint32_t r) {
   set_scalar_work(record, 1, "hivm");
   std::vector<std::string_view> names = scope_.result_names(op);
   std::vector<TokSpan> rtypes = trailing_types(op);
+  if (op.name == "hivm.hir.create_sync_block_lock" && !op.generic && !rtypes.empty()) {
+    // HIVMSynchronizationOps.td: the lock is a static buffer.
+    Type t = ir_.type_of(rtypes[0]);
+    if (t.kind == Type::Kind::Memref && !t.static_elements())
+      throw SourceError(op.line, op.col, "'hivm.hir.create_sync_block_lock': the lock must have a static shape");
+  }
   for (size_t idx = 0; idx < names.size(); ++idx) {
     Value v;
     v.line = op.line;

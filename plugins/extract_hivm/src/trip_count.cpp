@@ -132,23 +132,31 @@ void TripCounter::enumerate(const std::vector<int32_t> &chain, size_t at, Mult m
   Eval lb = ev_.eval(loop.lb), ub = ev_.eval(loop.ub), st = ev_.eval(loop.step);
   taint |= static_cast<uint8_t>(lb.taint | ub.taint | st.taint);
   if (lb.iv.exact() && ub.iv.exact() && st.iv.exact() && st.iv.lo > 0) {
-    int64_t trip = ub.iv.lo > lb.iv.lo ? (ub.iv.lo - lb.iv.lo + st.iv.lo - 1) / st.iv.lo : 0;
-    // Where the bounds are known (constants, the block index, given data) a trips fact must agree.
-    if (fact != nullptr && ((fact->min && trip < *fact->min) || (fact->max && trip > *fact->max)))
+    // In 128 bits: ub - lb of two 64-bit values can overflow; a trip count
+    // past 2^63 - 2 saturates (counted as unknown, never wrapped).
+    const __int128 span = static_cast<__int128>(ub.iv.lo) - lb.iv.lo + st.iv.lo - 1;
+    const __int128 trip_wide = ub.iv.lo > lb.iv.lo ? span / st.iv.lo : 0;
+    const int64_t trip = trip_wide >= kInf ? kInf : static_cast<int64_t>(trip_wide);
+    // Where the bounds are known (constants, the block index, given data) a trips fact must agree,
+    // in an entry that surely runs (mult.min > 0): an entry reached only through a loop or branch
+    // the data decides may not exist, and then cannot contradict the fact.
+    if (fact != nullptr && mult.min > 0 && ((fact->min && trip < *fact->min) || (fact->max && trip > *fact->max)))
       throw SourceError(loop.line, 1, "launch trips.\"" + fact->key + "\": " + (fact->min && trip < *fact->min ? "min = " + std::to_string(*fact->min) : "max = " + std::to_string(*fact->max)) +
                                           " cannot hold: the loop runs " + std::to_string(trip) + " times in an entry whose bounds are known" +
                                           (ev_.ctx.block.exact() ? " (block " + std::to_string(ev_.ctx.block.lo) + ")" : std::string()));
     if (trip == 0) return;
     if (leaves + static_cast<uint64_t>(trip) <= ir_.opts.enumeration_budget) {
       for (int64_t k = 0; k < trip; ++k) {
-        ev_.ctx.iv[L] = Interval::point(lb.iv.lo + k * st.iv.lo);
+        ev_.ctx.iv[L] = Interval::point(lb.iv.lo + k * st.iv.lo);  // within [lb, ub): no overflow
         ev_.touch_ctx();
         enumerate(chain, at + 1, mult, leaves, leaf, reason, taint);
       }
       restore(saved);
       return;
     }
-    ev_.ctx.iv[L] = Interval::range(lb.iv.lo, lb.iv.lo + (trip - 1) * st.iv.lo);
+    // The last value of the induction variable lies below ub (unless the trip count saturated).
+    const __int128 last = static_cast<__int128>(lb.iv.lo) + static_cast<__int128>(trip - 1) * st.iv.lo;
+    ev_.ctx.iv[L] = Interval::range(lb.iv.lo, last >= ub.iv.lo ? ub.iv.lo - 1 : static_cast<int64_t>(last));
     ev_.touch_ctx();
     enumerate(chain, at + 1, mult_mul(mult, trip, trip, trip, true, true), leaves, leaf, reason, taint);
     restore(saved);
@@ -169,9 +177,13 @@ void TripCounter::enumerate(const std::vector<int32_t> &chain, size_t at, Mult m
   bool known = thi != kInf;
   const bool given = apply_fact(tlo, thi, value, known);
   if (!seen_reason(3, loop.line)) {
+    // A constant bound of 2^63 - 1 or more is the interval's +infinity: say
+    // so, rather than "not constant" (it is a constant, too large to count).
+    const bool huge_constant = ub.iv.lo == Interval::kPosInf && !((lb.taint | ub.taint | st.taint) & (kTData | kTArg));
     std::string why = ((lb.taint | ub.taint | st.taint) & kTData)  ? "bounds depend on loaded data"
                       : ((lb.taint | ub.taint | st.taint) & kTArg) ? "bounds depend on launch arguments not given"
-                                                                   : "bounds are not constant";
+                      : huge_constant ? std::string("its upper bound is ") + kTooLargeReason
+                                      : "bounds are not constant";
     add_reason("loop at line " + std::to_string(loop.line) + " runs " + std::to_string(tlo) + ".." + fmt_count(thi) +
                " times (" + why + fact_note() + ")");
   }

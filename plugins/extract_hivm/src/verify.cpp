@@ -6,6 +6,8 @@
 #include <optional>
 #include <unordered_map>
 
+#include "op_syntax.hpp"
+
 namespace pb::hivm {
 
 namespace {
@@ -206,6 +208,48 @@ class Verifier {
         Tok next = toks[i + 1].kind;
         if (next == Tok::Equal || (function && next == Tok::Colon)) defs.push_back(&t);
       }
+      // (Not `outs(%0 : tensor<...>) {`: a keyword's operand group is no argument list.)
+      const bool after_keyword = i > 0 && toks[i - 1].kind == Tok::BareId;
+      if (!function && !after_keyword && t.kind == Tok::LParen && i + 1 < end && toks[i + 1].kind == Tok::PercentId) {
+        // A parenthesised list of `%name: type` right before the region: the
+        // short form of a region's block arguments (`linalg.reduce ... (%in: f32,
+        // %init: f32) {`, `linalg.map`).
+        size_t j = i;
+        int depth = 0;
+        while (j < end) {
+          if (toks[j].kind == Tok::LParen || toks[j].kind == Tok::LSquare || toks[j].kind == Tok::LBrace ||
+              toks[j].kind == Tok::Less)
+            ++depth;
+          if (toks[j].kind == Tok::RParen || toks[j].kind == Tok::RSquare || toks[j].kind == Tok::RBrace ||
+              toks[j].kind == Tok::Greater)
+            --depth;
+          if (depth == 0) break;
+          ++j;
+        }
+        if (j + 1 == end && j < end) {
+          bool typed_names = true;
+          bool expect_name = true;
+          std::vector<const Token *> names;
+          int inner = 0;
+          for (size_t k = i + 1; k < j && typed_names; ++k) {
+            const Tok kk = toks[k].kind;
+            if (inner == 0 && expect_name) {
+              typed_names = kk == Tok::PercentId && k + 1 < j && toks[k + 1].kind == Tok::Colon;
+              if (typed_names) names.push_back(&toks[k]);
+              expect_name = false;
+              continue;
+            }
+            if (kk == Tok::LParen || kk == Tok::LSquare || kk == Tok::LBrace || kk == Tok::Less) ++inner;
+            if (kk == Tok::RParen || kk == Tok::RSquare || kk == Tok::RBrace || kk == Tok::Greater) --inner;
+            if (inner == 0 && kk == Tok::Comma) expect_name = true;
+          }
+          if (typed_names && !names.empty()) {
+            defs.insert(defs.end(), names.begin(), names.end());
+            i = j;
+            continue;
+          }
+        }
+      }
       if (t.kind == Tok::LParen) {
         // A parenthesised list of names only, followed by '=' or 'in'.
         size_t j = i + 1;
@@ -300,7 +344,23 @@ class Verifier {
     for (const ResultGroup &g : op.results) define(g.name, op.line, op.col, g.count, constant);
   }
 
+  /// The generic form prints one type per operand and per result.
+  static void check_generic_counts(const Op &op) {
+    if (!op.generic) return;
+    analysis::GenericParts g = analysis::generic_parts(op);
+    if (!g.has_function_type) return;
+    if (g.operands.size() != g.operand_types.size())
+      throw SourceError(op.line, op.col,
+                        "'" + std::string(op.name) + "' has " + std::to_string(g.operands.size()) +
+                            " operand(s) but its type lists " + std::to_string(g.operand_types.size()) + " operand type(s)");
+    if (op.result_count() != 0 && op.result_count() != g.result_types.size())
+      throw SourceError(op.line, op.col,
+                        "'" + std::string(op.name) + "' defines " + std::to_string(op.result_count()) +
+                            " result(s) but its type lists " + std::to_string(g.result_types.size()) + " result type(s)");
+  }
+
   void walk_op(const Op &op) {
+    check_generic_counts(op);
     std::vector<const Token *> header_defs = header_definitions(op);
     check_uses(op, header_defs);
     if (op.name == "scf.for" && !op.generic) check_loop_step(op);

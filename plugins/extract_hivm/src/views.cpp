@@ -271,6 +271,9 @@ void ViewBuilder::handle_alloc(const Op &op, uint32_t r) {
     return e.iv.exact() ? e.iv.lo : -1;
   };
   if (op.name == "hivm.hir.pointer_cast") {
+    // HIVMOps.td, PointerCastOp: at least one address.
+    if (!op.generic && operands.empty() && !s.empty() && s[0].kind == Tok::LParen)
+      throw SourceError(op.line, op.col, "'hivm.hir.pointer_cast': no address: it needs at least one (HIVMOps.td)");
     root.kind = BufferRef::Kind::Address;
     if (!operands.empty()) root.base0 = const_of(operands[0]);
     if (operands.size() > 1) root.base1 = const_of(operands[1]);

@@ -1,6 +1,8 @@
 //===- walk.cpp - one pass over a function's regions, blocks and ops ------===//
 #include "walk.hpp"
 
+#include <algorithm>
+
 #include "lexer.hpp"
 #include "op_syntax.hpp"
 
@@ -47,6 +49,37 @@ std::string loc_name(TokSpan s, const AliasMap &aliases, int depth = 0) {
 }
 
 }  // namespace
+
+CoreType core_needed(const OpRecord &r) {
+  bool cube = false, vec = false;
+  auto pipe_says = [&](Pipe p) {
+    cube = cube || p == Pipe::M || p == Pipe::MTE1 || p == Pipe::FIX;
+    vec = vec || p == Pipe::V || p == Pipe::MTE3;
+  };
+  if (r.sync && (r.cls == OpClass::SyncBlockSet || r.cls == OpClass::SyncBlockWait)) {
+    // The core that sets or waits is the one it names; its pipes span both cores.
+    if (r.sync->tcore == "CUBE") return CoreType::AIC;
+    if (r.sync->tcore == "VECTOR") return CoreType::AIV;
+    return CoreType::Unknown;
+  }
+  for (Pipe p : r.pipes) pipe_says(p);
+  if (r.sync) {
+    pipe_says(r.sync->from);
+    pipe_says(r.sync->to);
+  }
+  if (r.cls == OpClass::Cube || r.cls == OpClass::CubeMacro) cube = true;
+  // MTE2 by where it writes: L1 and L0 are the cube core's, UB the vector core's.
+  const bool mte2 = std::find(r.pipes.begin(), r.pipes.end(), Pipe::MTE2) != r.pipes.end();
+  if (mte2 && (r.dst == Space::L1 || r.dst == Space::L0A || r.dst == Space::L0B || r.dst == Space::L0C)) cube = true;
+  if (mte2 && r.dst == Space::UB) vec = true;
+  if (std::optional<OpInfo> info = lookup_op(r.name)) {
+    if (info->core == CoreAffinity::Cube) cube = true;
+    if (info->core == CoreAffinity::Vector && r.cls != OpClass::Dma) vec = true;
+  }
+  if (r.opaque && r.opaque->core != CoreType::Unknown) return r.opaque->core;
+  if (cube != vec) return cube ? CoreType::AIC : CoreType::AIV;
+  return CoreType::Unknown;
+}
 
 uint32_t FunctionWalker::new_record(const Op &op, int32_t path) {
   auto idx = static_cast<uint32_t>(ir_.prog.ops.size());
@@ -100,6 +133,7 @@ void FunctionWalker::handle(const Op &op, int32_t path) {
     ir_.rec(r).cls = OpClass::Unknown;
     ir_.rec(r).modelled = false;
     ir_.rec(r).notes.push_back("operation not in the HIVM op table: counted, not modelled");
+    hivm_.handle_opaque(op, r, "op not modelled: " + std::string(op.name));
     views_.define_results_unknown(op, trailing_types(op));
     walk_regions_opaque(op, path, r);
     return;
@@ -118,7 +152,18 @@ void FunctionWalker::handle(const Op &op, int32_t path) {
     case OpClass::Alloc: views_.handle_alloc(op, r); break;
     case OpClass::HivmScalar:
     case OpClass::SyncOther: scalar_.handle_hivm_scalar(op, r); break;
-    case OpClass::Annotation: scalar_.handle_annotation(op, r); break;
+    case OpClass::Annotation:
+      scalar_.handle_annotation(op, r);
+      if (!op.regions.empty()) {
+        // scope.scope, scf.execute_region: the region runs once where the op stands.
+        views_.define_results_unknown(op, trailing_types(op));
+        for (const Region &region : op.regions) {
+          scope_.push();
+          for (const Block &block : region.blocks) walk_block(block, path);
+          scope_.pop();
+        }
+      }
+      break;
     case OpClass::SetFlag:
     case OpClass::WaitFlag:
     case OpClass::PipeBarrier:
@@ -128,7 +173,7 @@ void FunctionWalker::handle(const Op &op, int32_t path) {
     case OpClass::Loop: handle_loop(op, r, path); break;
     case OpClass::Branch: handle_if(op, r, path); break;
     case OpClass::Terminator:
-      if (op.name != "scf.yield" && op.name != "scf.condition") {
+      if (op.name != "scf.yield" && op.name != "scf.condition" && op.name != "scope.return") {
         set_scalar_work(ir_.rec(r), 1, "branch");
       }
       break;
@@ -374,7 +419,9 @@ void FunctionWalker::walk_function(const Op &func, const FunctionContext &fctx) 
   ir_.instances = (part_of_mix && fr.core == CoreType::AIV) ? std::max<uint32_t>(1, ir_.opts.vector_cores_per_cube_core) : 1;
   fr.instances_per_block = ir_.instances;
 
-  // Arguments.
+  // Arguments. A memref argument without an address space is in GM, or in UB
+  // for a vector function (InferHIVMMemScope.cpp).
+  const bool vector_function = named_attr(attrs, "hivm.vector_function").has_value();
   scope_.push();
   for (size_t idx = 0; idx < sig_args.size(); ++idx) {
     FunctionArg fa;
@@ -396,7 +443,7 @@ void FunctionWalker::walk_function(const Op &func, const FunctionContext &fctx) 
       MemrefInfo info = static_memref_info(v.type);
       BufferRef root;
       root.kind = BufferRef::Kind::Arg;
-      root.space = v.type.space == Space::Unknown ? Space::GM : v.type.space;
+      root.space = v.type.space != Space::Unknown ? v.type.space : vector_function ? Space::UB : Space::GM;
       root.id = static_cast<uint32_t>(idx);
       if (fa.role == "workspace") {
         root.kind = BufferRef::Kind::Workspace;
@@ -439,21 +486,47 @@ void FunctionWalker::walk_function(const Op &func, const FunctionContext &fctx) 
     }
   }
   scope_.pop();
-  // Core type from the pipes used when the function does not say.
-  if (ir_.prog.functions[ir_.fn_index].core == CoreType::Unknown && ir_.prog.functions[ir_.fn_index].core_source.empty()) {
+  // Core type from the ops when the function does not say, and the ops of a
+  // MIX function on the core each needs (docs/extract_hivm.md §2).
+  FunctionRecord &f2 = ir_.prog.functions[ir_.fn_index];
+  const bool mix_attr = f2.core == CoreType::Unknown && f2.core_source.find("= MIX") != std::string::npos;
+  if (f2.core == CoreType::Unknown && (mix_attr || f2.core_source.empty())) {
     bool cube = false, vec = false;
-    for (uint32_t r = ir_.first_record; r < ir_.prog.ops.size(); ++r)
-      for (Pipe p : ir_.prog.ops[r].pipes) {
-        cube = cube || p == Pipe::M || p == Pipe::MTE1 || p == Pipe::FIX;
-        vec = vec || p == Pipe::V || p == Pipe::MTE3;
-      }
-    FunctionRecord &f2 = ir_.prog.functions[ir_.fn_index];
-    if (cube != vec) {
+    for (uint32_t r = ir_.first_record; r < ir_.prog.ops.size(); ++r) {
+      CoreType needed = core_needed(ir_.prog.ops[r]);
+      cube = cube || needed == CoreType::AIC;
+      vec = vec || needed == CoreType::AIV;
+    }
+    if (mix_attr && (cube || vec)) {
+      f2.core_source = "hivm.func_core_type = MIX: analysed as a mix kernel, cube ops on the AIC and vector ops on the AIV";
+    } else if (!mix_attr && cube && vec) {
+      f2.core_source = "no core type attribute; its ops need both a cube and a vector core: analysed as a mix kernel, "
+                       "cube ops on the AIC and vector ops on the AIV";
+    } else if (!mix_attr) {
+      // InferFuncCoreType.cpp: only cube ops -> AIC, only vector ops -> AIV, and
+      // a function whose ops constrain neither is made an AIV function.
       f2.core = cube ? CoreType::AIC : CoreType::AIV;
-      f2.core_source = "inferred from the pipes used (InferCoreType.cpp rule)";
+      f2.core_source = cube || vec ? "inferred from the ops: only " + std::string(cube ? "cube" : "vector") +
+                                         "-core units are used (InferFuncCoreType.cpp rule)"
+                                   : std::string("no core type attribute and no op that needs a particular core: a vector "
+                                                 "function, as the compiler's InferFuncCoreType.cpp makes it");
       for (uint32_t r = ir_.first_record; r < ir_.prog.ops.size(); ++r) ir_.prog.ops[r].core = f2.core;
+      hivm_.settle_local_spaces(f2.core);
     } else {
-      f2.core_source = cube ? "uses both cube-only and vector-only pipes" : "no core type attribute and no core-specific pipe";
+      f2.core_source = "hivm.func_core_type = MIX, but no op needs a cube or a vector core in particular";
+    }
+    if (!f2.core_source.empty() && f2.core_source.find("analysed as a mix kernel") != std::string::npos) {
+      f2.split_mix = true;
+      f2.core = CoreType::AIC;
+      f2.mix_part = "aic";
+      for (uint32_t r = ir_.first_record; r < ir_.prog.ops.size(); ++r) {
+        OpRecord &rec = ir_.prog.ops[r];
+        rec.core = core_needed(rec);
+        const bool work = is_vector_class(rec.cls) || rec.cls == OpClass::Dma || rec.cls == OpClass::Cube ||
+                          rec.cls == OpClass::CubeMacro || (rec.opaque && rec.opaque->shaped > 0);
+        if (rec.core == CoreType::Unknown && work)
+          rec.notes.push_back("in a mix function, either core could run this op: counted on neither");
+      }
     }
   }
 }

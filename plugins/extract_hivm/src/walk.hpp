@@ -31,6 +31,13 @@
 
 namespace pb::hivm::analysis {
 
+/// The core an op must run on when its function does not say (a MIX or an
+/// untyped function): the AIC for cube-only units (M, MTE1, FIX, a cube op, an
+/// MTE2 load into L1/L0), the AIV for vector-only ones (V, MTE3, an MTE2 load
+/// into UB), a sync_block_set/wait's named core, a custom op's hivm.tcore_type;
+/// Unknown when either core could run it.
+CoreType core_needed(const OpRecord &r);
+
 class FunctionWalker {
  public:
   FunctionWalker(FunctionIr &ir, SsaScope &scope, ValueEvaluator &ev,

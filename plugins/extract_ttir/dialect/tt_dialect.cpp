@@ -182,6 +182,43 @@ void PointerType::print(AsmPrinter &printer) const {
 }
 
 //===----------------------------------------------------------------------===//
+// !tt.tensordesc<tensor<BLOCK>> and !tt.tensordesc<BLOCK[, #layout]>
+//===----------------------------------------------------------------------===//
+
+Type TensorDescType::parse(AsmParser &parser) {
+  if (parser.parseLess()) return {};
+  SMLoc at = parser.getCurrentLocation();
+  RankedTensorType block;
+  Type type;
+  OptionalParseResult full = parser.parseOptionalType(type);
+  if (full.has_value()) {
+    // Triton 3.2 to 3.7: the block is a ranked tensor type.
+    if (failed(*full)) return {};
+    block = llvm::dyn_cast<RankedTensorType>(type);
+    if (!block) {
+      parser.emitError(at) << "expected the block type of a tensor descriptor (tensor<...> or 64x64xf16), got "
+                           << type;
+      return {};
+    }
+  } else {
+    // Triton main from 2026-04-09: the block's shape and element type, and
+    // optionally its layout, without `tensor<...>`.
+    SmallVector<int64_t> shape;
+    Type element;
+    Attribute encoding;
+    if (parser.parseDimensionList(shape, /*allowDynamic=*/false, /*withTrailingX=*/true) ||
+        parser.parseType(element))
+      return {};
+    if (succeeded(parser.parseOptionalComma()) && parser.parseAttribute(encoding)) return {};
+    block = RankedTensorType::get(shape, element, encoding);
+  }
+  if (parser.parseGreater()) return {};
+  return TensorDescType::get(parser.getContext(), block);
+}
+
+void TensorDescType::print(AsmPrinter &printer) const { printer << "<" << getBlockType() << ">"; }
+
+//===----------------------------------------------------------------------===//
 // tt.func (the upstream function syntax)
 //===----------------------------------------------------------------------===//
 

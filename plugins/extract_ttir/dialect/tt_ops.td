@@ -57,12 +57,15 @@ def TT_PointerType : TypeDef<TT_Dialect, "Pointer"> {
   let hasCustomAssemblyFormat = 1;
 }
 
-// `!tt.tensordesc<tensor<64x64xf16>>` (3.2 to 3.7).
+// `!tt.tensordesc<tensor<64x64xf16>>` (3.2 to 3.7) and
+// `!tt.tensordesc<64x64xf16>` / `!tt.tensordesc<64x64xf16, #layout>`
+// (Triton main from 2026-04-09); both read by a hand-written parser
+// (tt_dialect.cpp) into the same block type. Printed in the first form.
 def TT_TensorDescType : TypeDef<TT_Dialect, "TensorDesc"> {
   let mnemonic = "tensordesc";
   let summary = "Triton tensor descriptor";
   let parameters = (ins "::mlir::RankedTensorType":$blockType);
-  let assemblyFormat = "`<` $blockType `>`";
+  let hasCustomAssemblyFormat = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -573,6 +576,49 @@ def TT_CustomOp : TT_Op<"custom"> {
   let summary = "triton-ascend custom op";
   let arguments = (ins StrAttr:$op_name, OptionalAttr<ArrayAttr>:$str_args, Variadic<AnyType>:$args);
   let assemblyFormat = "$op_name attr-dict ($args^ `:` type($args))?";
+}
+
+// tt.mod (triton-ascend 3.2, `triton_patch` TritonOps.td): the elementwise
+// remainder of two tensors or scalars, printed with both operand types:
+//   %r = tt.mod %a, %b : tensor<1xf32> tensor<1xf32> -> tensor<1xf32>
+def TT_ModOp : TT_Op<"mod", [Pure]> {
+  let summary = "elementwise remainder (triton-ascend)";
+  let arguments = (ins AnyType:$lhs, AnyType:$rhs);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) type($rhs) `->` type($result)";
+}
+
+// tt.gather_load (triton-ascend lit tests, TritonToLinalg): rows of the
+// tensor at `src` picked by the loaded indices `index` along dimension
+// `dim`; `src_shape` / `src_offsets` are the source tensor's extents and
+// offsets (index values), `read_shape` the extent read per index (-1 on the
+// gathered dimension). The result holds the gathered elements:
+//   %r = tt.gather_load %src, %idx, 0, [%c375144, %c240], [%c-1, %c0], [-1, 240]
+//        : !tt.ptr<bf16>, tensor<133xi32> -> tensor<133x240xbf16>
+def TT_GatherLoadOp : TT_Op<"gather_load", [AttrSizedOperandSegments]> {
+  let summary = "gather of rows at loaded indices (triton-ascend)";
+  let arguments = (ins AnyType:$src, AnyType:$index, I32Attr:$dim, Variadic<Index>:$src_shape,
+                       Variadic<Index>:$src_offsets, DenseI64ArrayAttr:$read_shape);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = [{
+    $src `,` $index `,` $dim `,` `[` $src_shape `]` `,` `[` $src_offsets `]` `,` $read_shape attr-dict `:`
+    type($src) `,` type($index) `->` type($result)
+  }];
+}
+
+// tt.call_scalar (AscendNPU-IR, bishengir's Triton extension ops): a call of
+// a scalar helper function whose result is staged through a shared-memory
+// descriptor (`!ttg.memdesc`, a type of a dialect we do not register):
+//   %r = tt.call_scalar %shm, @helper(%x) : !ttg.memdesc<1xi32, ...>, (i32) -> i32
+def TT_CallScalarOp : TT_Op<"call_scalar"> {
+  let summary = "scalar helper call backed by shared memory (AscendNPU-IR)";
+  let arguments = (ins AnyType:$shm_desc, FlatSymbolRefAttr:$callee, Variadic<AnyType>:$call_args,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs, OptionalAttr<DictArrayAttr>:$res_attrs);
+  let results = (outs Variadic<AnyType>:$results);
+  let assemblyFormat = [{
+    $shm_desc `,` $callee `(` $call_args `)` attr-dict `:` qualified(type($shm_desc)) `,`
+    functional-type($call_args, results)
+  }];
 }
 
 def TT_SortOp : TT_Op<"sort", [Pure]> {

@@ -111,6 +111,34 @@ void AccessAnalysis::visit_memory(Operation *op) {
     }
     return set_unknown(rmw.getResult(), "the old value returned by an atomic", op);
   }
+  if (auto gather = llvm::dyn_cast<tt::GatherLoadOp>(op)) {
+    // triton-ascend's gather of rows at loaded indices: every element of the
+    // result is read from `src`; where is data-dependent (the offset is
+    // unknown, so unique bytes are a lower bound).
+    VInfo ptr = info(gather.getSrc());
+    Access a = record(op, AccessKind::Load);
+    Type result_type = gather.getResult().getType();
+    a.shape = shape_of(result_type);
+    a.dtype = type_text(element_of(result_type));
+    a.element_bits = bits_of(element_of(result_type));
+    a.detail = "gather_load";
+    if (ptr.kind == VKind::Ptr && ptr.base >= 0) {
+      a.arg = ptr.base;
+      model_.args[static_cast<size_t>(a.arg)].used = true;
+    } else {
+      a.base_unknown = "the pointer is not derived from a kernel argument";
+    }
+    a.offset = pool_.opaque("rows gathered at indices loaded from memory (tt.gather_load)", a.loc.line,
+                            dims_mask(result_type));
+    if (ptr.kind == VKind::Ptr && ptr.expr != kNoExpr) a.offset = pool_.add(ptr.expr, a.offset);
+    model_.accesses.push_back(std::move(a));
+    Value r = gather.getResult();
+    if (is_integer_like(r.getType()))
+      set_unknown(r, "a value gathered from memory at line " + std::to_string(model_.accesses.back().loc.line), op);
+    else
+      set(r, VInfo{});
+    return;
+  }
   if (auto cas = llvm::dyn_cast<tt::AtomicCASOp>(op)) {
     VInfo ptr = info(cas.getPtr());
     Access &a = add_access(op, AccessKind::AtomicCAS, ptr, cas.getPtr().getType());

@@ -101,6 +101,8 @@ bool Concretizer::visit(ExprId e, AffineForm &out) {
     }
     return false;
   };
+  DepthGuard guard(depth_);
+  if (guard.too_deep()) return fail(e, kTooDeepReason);
   bool ok = true;
   AffineForm result;
   switch (n.op) {
@@ -272,18 +274,41 @@ bool Concretizer::visit(ExprId e, AffineForm &out) {
   return ok;
 }
 
+namespace {
+
+bool mask_constraints_at(const ExprPool &pool, Concretizer &concretizer, ExprId mask, const EvalEnv &env,
+                         const VarRange &ranges, std::vector<LinearConstraint> &out, bool &never,
+                         AffineFailure &failure, int &depth);
+
+}  // namespace
+
 bool mask_constraints(const ExprPool &pool, Concretizer &concretizer, ExprId mask, const EvalEnv &env,
                       const VarRange &ranges, std::vector<LinearConstraint> &out, bool &never,
                       AffineFailure &failure) {
+  int depth = 0;
+  return mask_constraints_at(pool, concretizer, mask, env, ranges, out, never, failure, depth);
+}
+
+namespace {
+
+bool mask_constraints_at(const ExprPool &pool, Concretizer &concretizer, ExprId mask, const EvalEnv &env,
+                         const VarRange &ranges, std::vector<LinearConstraint> &out, bool &never,
+                         AffineFailure &failure, int &depth) {
+  DepthGuard guard(depth);
   mask = pool.resolve(mask);
+  if (guard.too_deep()) {
+    failure.blame = mask;
+    failure.why = kTooDeepReason;
+    return false;
+  }
   const ExprNode n = pool.node(mask);
   if (n.op == ExprOp::Const) {
     if (n.value == 0) never = true;
     return true;
   }
   if (n.op == ExprOp::And)
-    return mask_constraints(pool, concretizer, n.a, env, ranges, out, never, failure) &&
-           mask_constraints(pool, concretizer, n.b, env, ranges, out, never, failure);
+    return mask_constraints_at(pool, concretizer, n.a, env, ranges, out, never, failure, depth) &&
+           mask_constraints_at(pool, concretizer, n.b, env, ranges, out, never, failure, depth);
   if (n.op == ExprOp::Cmp) {
     AffineForm a;
     AffineForm b;
@@ -353,5 +378,7 @@ bool mask_constraints(const ExprPool &pool, Concretizer &concretizer, ExprId mas
   if (whole.c0 == 0) never = true;
   return true;
 }
+
+}  // namespace
 
 }  // namespace perfbound::ttir

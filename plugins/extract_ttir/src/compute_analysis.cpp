@@ -10,6 +10,11 @@ bool AddressUses::address_only(Value v) {
   if (!is_tensor(v.getType())) return false;
   auto it = address_only_.find(v);
   if (it != address_only_.end()) return it->second;
+  // The walk follows the uses, as deep as the program is long: beyond
+  // kMaxExprDepth the value counts as data (not memoised: a shallower visit
+  // may still decide it).
+  DepthGuard guard(depth_);
+  if (guard.too_deep()) return false;
   address_only_[v] = true;  // optimistic while recursing (loop-carried cycles)
   bool result = true;
   for (mlir::OpOperand &use : v.getUses()) {

@@ -24,6 +24,7 @@ class AddressUses {
 
  private:
   llvm::DenseMap<Value, bool> address_only_;
+  int depth_ = 0;
 };
 
 class ComputeAnalysis : public FunctionUnit {

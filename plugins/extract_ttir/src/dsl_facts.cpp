@@ -19,29 +19,49 @@ namespace perfbound::ttir {
 using pb::sdk::InputError;
 
 const KernelModel &select_kernel(const TtirModule &module, const json &launch) {
-  if (module.kernels.empty()) throw InputError(module.origin + ": no tt.func in the TTIR");
-  auto describe = [&](const KernelModel &k) { return k.name + ":" + std::to_string(k.ttir_line); };
+  auto describe = [](const std::string &name, int line) { return name + ":" + std::to_string(line); };
   std::string wanted;
   if (launch.is_object() && launch.contains("kernel") && launch["kernel"].is_string())
     wanted = launch["kernel"].get<std::string>();
-  std::vector<const KernelModel *> candidates;
-  for (const KernelModel &k : module.kernels) {
-    if (wanted.empty()) {
-      if (k.is_public) candidates.push_back(&k);
-    } else if (k.name == wanted || describe(k) == wanted) {
-      candidates.push_back(&k);
-    }
+  // "NAME:LINE" (LINE: the tt.func's 1-based line in the whole file) or "NAME".
+  std::string wanted_name = wanted;
+  int wanted_line = 0;
+  if (size_t colon = wanted.rfind(':'); colon != std::string::npos && colon + 1 < wanted.size() &&
+                                        wanted.find_first_not_of("0123456789", colon + 1) == std::string::npos &&
+                                        wanted.size() - colon - 1 <= 9) {
+    wanted_name = wanted.substr(0, colon);
+    wanted_line = std::stoi(wanted.substr(colon + 1));
   }
-  if (wanted.empty() && candidates.empty() && module.kernels.size() == 1) return module.kernels.front();
-  if (candidates.size() == 1) return *candidates.front();
+  auto matches = [&](const std::string &name, int line, bool is_public) {
+    if (wanted.empty()) return is_public;
+    if (wanted_line > 0) return name == wanted_name && line == wanted_line;
+    return name == wanted;
+  };
+  std::vector<const KernelModel *> candidates;
+  for (const KernelModel &k : module.kernels)
+    if (matches(k.name, k.ttir_line, k.is_public)) candidates.push_back(&k);
+  std::vector<const Refusal *> refused;
+  for (const Refusal &r : module.refused)
+    if (r.name.empty() ? wanted.empty() : matches(r.name, r.line, r.is_public)) refused.push_back(&r);
+  if (wanted.empty() && candidates.empty() && refused.empty() && module.kernels.size() == 1)
+    return module.kernels.front();
+  if (candidates.size() == 1 && refused.empty()) return *candidates.front();
+  // A refused function asked for (or the only one there is): MLIR's reason.
+  if (candidates.empty() && refused.size() == 1) throw InputError(refused.front()->message);
+  if (module.kernels.empty() && module.refused.empty()) throw InputError(module.origin + ": no tt.func in the TTIR");
   std::string list;
   for (const KernelModel &k : module.kernels)
-    list += (list.empty() ? "" : ", ") + describe(k) + (k.is_public ? "" : " (private)");
-  if (candidates.empty())
+    list += (list.empty() ? "" : ", ") + describe(k.name, k.ttir_line) + (k.is_public ? "" : " (private)");
+  for (const Refusal &r : module.refused)
+    if (!r.name.empty()) list += (list.empty() ? "" : ", ") + describe(r.name, r.line) + " (refused)";
+  if (candidates.empty() && refused.empty())
     throw InputError(module.origin + ": no kernel named '" + wanted + "' (kernels: " + list + ")");
-  throw InputError(module.origin + ": " + std::to_string(candidates.size()) + " kernels match" +
-                   (wanted.empty() ? "" : " '" + wanted + "'") +
-                   "; choose one with launch.kernel = \"NAME\" or \"NAME:LINE\" (kernels: " + list + ")");
+  const size_t n = candidates.size() + refused.size();
+  std::string message = module.origin + ": " + std::to_string(n) + " kernels match" +
+                        (wanted.empty() ? "" : " '" + wanted + "'") +
+                        "; choose one with launch.kernel = \"NAME\" or \"NAME:LINE\" (kernels: " + list + ")";
+  if (candidates.empty()) message += "\n" + refused.front()->message;
+  throw InputError(message);
 }
 
 namespace {

@@ -35,8 +35,11 @@ struct FactsOptions {
   std::int64_t program_budget = 1 << 20;
 };
 
-/// Picks the kernel to report: launch["kernel"] ("name" or "name:LINE"), else
-/// the only public kernel. Throws pb::sdk::InputError naming the candidates.
+/// Picks the kernel to report: launch["kernel"] ("name", or "name:LINE" with
+/// LINE the tt.func's 1-based line in the whole file), else the only public
+/// kernel. Throws pb::sdk::InputError: MLIR's diagnostic when the kernel
+/// asked for (or the only one) was refused (TtirModule::refused); the
+/// candidates, refused ones marked, when none or several match.
 const KernelModel &select_kernel(const TtirModule &module, const pb::sdk::json &launch);
 
 /// Builds the perfbound.dsl_facts/1 document. Throws pb::sdk::InputError for

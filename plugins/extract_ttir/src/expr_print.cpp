@@ -32,10 +32,42 @@ const char *pred_text(CmpPred pred) {
   return "?";
 }
 
+/// The printing in progress on this thread: print_expr and print_poly call
+/// each other once per nesting level. Deeper than kMaxExprDepth, or after
+/// kMaxPrintedAtoms atoms (a DAG that shares subexpressions prints as a
+/// tree, which can be exponentially larger), a subexpression prints as "...".
+struct PrintState {
+  int depth = 0;
+  size_t atoms = 0;
+};
+thread_local PrintState *active_print = nullptr;
+constexpr size_t kMaxPrintedAtoms = 20000;
+
+/// Makes a PrintState active for the outermost call on this thread.
+class PrintScope {
+ public:
+  PrintScope() : owner_(active_print == nullptr) {
+    if (owner_) active_print = &state_;
+  }
+  ~PrintScope() {
+    if (owner_) active_print = nullptr;
+  }
+  PrintScope(const PrintScope &) = delete;
+  PrintScope &operator=(const PrintScope &) = delete;
+  PrintState &state() { return *active_print; }
+
+ private:
+  bool owner_;
+  PrintState state_;
+};
+
 }  // namespace
 
 std::string print_expr(const ExprPool &pool, ExprId e, const ExprNamer &namer) {
   if (e == kNoExpr) return "?";
+  PrintScope scope;
+  DepthGuard guard(scope.state().depth);
+  if (guard.too_deep() || scope.state().atoms > kMaxPrintedAtoms) return "...";
   std::string text = print_poly(pool, pool.to_poly(e), namer);
   // Drop parentheses that enclose the whole text: "(K + 15) / 16", not "((K + 15) / 16)".
   if (text.size() >= 2 && text.front() == '(' && text.back() == ')') {
@@ -55,7 +87,11 @@ std::string print_expr(const ExprPool &pool, ExprId e, const ExprNamer &namer) {
 
 std::string print_poly(const ExprPool &pool, const Poly &poly, const ExprNamer &namer) {
   static const char *const kAxis[] = {"x", "y", "z"};
+  PrintScope scope;
+  DepthGuard guard(scope.state().depth);
+  if (guard.too_deep() || scope.state().atoms > kMaxPrintedAtoms) return "...";
   std::function<std::string(ExprId)> atom_text = [&](ExprId id) -> std::string {
+    if (++scope.state().atoms > kMaxPrintedAtoms) return "...";
     id = pool.resolve(id);
     const ExprNode &n = pool.node(id);
     auto sub_text = [&](ExprId x) { return print_expr(pool, x, namer); };

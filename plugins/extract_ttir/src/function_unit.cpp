@@ -208,6 +208,16 @@ ExprId FunctionUnit::canonical_dims(ExprId e, Type type) {
   return pool_.remap_dims(e, map);
 }
 
+void FunctionUnit::set(Value v, VInfo i) {
+  if ((i.kind == VKind::Int || i.kind == VKind::Ptr) && i.expr != kNoExpr && pool_.height(i.expr) > kMaxExprHeight) {
+    Operation *def = v.getDefiningOp();
+    i.expr = pool_.opaque(std::string(kTooDeepReason) + " (more than " + std::to_string(kMaxExprHeight) +
+                              " operations deep)",
+                          def != nullptr ? line_of(def) : 0, dims_mask(v.getType()));
+  }
+  values_[v] = i;
+}
+
 void FunctionUnit::set_int(Value v, ExprId e) {
   VInfo i;
   i.kind = VKind::Int;

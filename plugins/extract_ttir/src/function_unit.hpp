@@ -124,14 +124,28 @@ class FunctionUnit {
   // Values.
   VInfo info(Value v);
   ExprId int_expr(Value v);
-  void set(Value v, VInfo i) { values_[v] = i; }
+  /// Records the value of `v`. An integer or pointer expression taller than
+  /// kMaxExprHeight (a chain of thousands of index operations) is recorded
+  /// as unknown with the reason and the op's line: every walk over an
+  /// expression stays within its depth limit.
+  void set(Value v, VInfo i);
   void set_int(Value v, ExprId e);
   void set_unknown(Value v, const std::string &reason, Operation *op);
   ExprId canonical_dims(ExprId e, Type type);
-  int line_of(Operation *op) { return to_source(op->getLoc(), buffer_name_, false).line; }
+  int line_of(Operation *op) {
+    const int line = to_source(op->getLoc(), buffer_name_, false).line;
+    return line > 0 ? line : ttir_line_of_(op);
+  }
+  /// Where an op is: its location's line, or, when the location has none
+  /// (`loc(unknown)`, `"kernel.py":0:0`), its line in the TTIR text, so that
+  /// no message says "at line 0" (issue 27).
   SourceLoc loc_of(Operation *op) {
     SourceLoc loc = to_source(op->getLoc(), buffer_name_);
     loc.ttir_line = ttir_line_of_(op);
+    if (loc.line <= 0 && loc.ttir_line > 0) {
+      loc.line = loc.ttir_line;
+      loc.in_ttir = true;
+    }
     return loc;
   }
   void unresolved(const std::string &what, const std::string &reason, const SourceLoc &loc, std::string hint = "");

@@ -235,11 +235,25 @@ struct KernelModel {
   [[nodiscard]] ExprNamer namer() const;
 };
 
+/// A `tt.func` the front end could not read (MLIR's parser or verifier
+/// refused it), or a whole section when the error lies outside every
+/// function. Only that function is lost: the others of its section and file
+/// are analysed.
+struct Refusal {
+  std::string name;       // the tt.func's symbol; empty for a section without one
+  bool is_public = true;  // as written (`tt.func private` is not)
+  int line = 0;           // TTIR line of the tt.func (of the error for a section without one)
+  int section_line = 0;   // first line of its `// -----` section
+  std::string message;    // "origin:line:col: error: ..." with MLIR's diagnostic
+};
+
 /// Everything found in one TTIR text.
 struct TtirModule {
   std::string origin;        // path or name the text came from
   int chunks = 0;            // `// -----` sections that held a module
-  std::vector<KernelModel> kernels;  // every tt.func, public ones first in text order
+  bool split = false;        // the text was read as `// -----` sections (lit --split-input-file)
+  std::vector<KernelModel> kernels;  // every tt.func analysed, in text order
+  std::vector<Refusal> refused;      // every tt.func (or section) refused, in text order
 };
 
 }  // namespace perfbound::ttir

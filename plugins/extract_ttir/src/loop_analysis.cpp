@@ -70,6 +70,11 @@ void LoopAnalysis::visit_for(mlir::scf::ForOp op) {
   for (const Carried &c : carried)
     for (ExprId p : c.placeholders) pending.insert(p);
   std::map<ExprId, ExprId> increment;  // placeholder -> per-iteration increment
+  // The increment must not read any placeholder still pending, the
+  // carried value's own included: `yield = select(c, p + 1, p)` (an scf.if
+  // in the body that advances p in one branch) leaves `select(c, p + 1, p) - p`,
+  // and binding p to `init + t * (that)` would define p by itself, a cycle
+  // that every walk below p follows without end.
   auto invariant_increment = [&](ExprId yielded, ExprId p) -> std::optional<ExprId> {
     Poly inc = pool_.difference(yielded, p);
     ExprId inc_expr = pool_.from_poly(inc);
@@ -98,9 +103,7 @@ void LoopAnalysis::visit_for(mlir::scf::ForOp op) {
       // All components must be inductive together.
       std::vector<ExprId> incs;
       for (size_t k = 0; k < yielded.size(); ++k) {
-        pending.erase(c.placeholders[k]);
         auto inc = invariant_increment(yielded[k], c.placeholders[k]);
-        pending.insert(c.placeholders[k]);
         if (!inc) break;
         incs.push_back(*inc);
       }

@@ -26,6 +26,10 @@ class DslFacts : public pb::sdk::Node {
     options_.row_budget = params.integer("row_budget");
     options_.program_budget = params.integer("program_budget");
     const std::string where = "node '" + params.node_id() + "' params";
+    const std::string split = params.string("split");
+    std::optional<perfbound::ttir::SplitMode> mode = perfbound::ttir::split_mode_named(split);
+    if (!mode) throw pb::sdk::InputError(where + ".split: expected auto, on or off, got '" + split + "'");
+    split_ = *mode;
     if (options_.multibuffer < 1 || options_.multibuffer > 8)
       throw pb::sdk::InputError(where + ".multibuffer: expected 1 to 8, got " + std::to_string(options_.multibuffer));
     if (options_.row_budget < 1) throw pb::sdk::InputError(where + ".row_budget: expected a positive integer");
@@ -35,7 +39,7 @@ class DslFacts : public pb::sdk::Node {
   void run(pb::sdk::RunContext &ctx) override {
     std::string_view text = ctx.text_input("ttir");
     std::string origin = ctx.origin("ttir");
-    auto module = perfbound::ttir::analyze_ttir(text, origin);
+    auto module = perfbound::ttir::analyze_ttir(text, origin, split_);
     if (!module) throw pb::sdk::InputError(module.error().message);
     const json &launch = ctx.json_input("launch");
     const json &profile = ctx.json_input("profile");
@@ -45,6 +49,7 @@ class DslFacts : public pb::sdk::Node {
 
  private:
   perfbound::ttir::FactsOptions options_;
+  perfbound::ttir::SplitMode split_ = perfbound::ttir::SplitMode::Auto;
 };
 
 std::optional<std::string> render(std::string_view schema, const json &doc, std::string_view format) {
@@ -88,7 +93,10 @@ pb::sdk::PluginSpec describe() {
       {pb::sdk::output("facts", kDslFactsSchema, "DSL-level facts")},
       {pb::sdk::param("multibuffer", 2, "copies the compiler keeps of a tile loaded inside a loop"),
        pb::sdk::param("row_budget", 4000000, "contiguous runs enumerated to measure unique bytes"),
-       pb::sdk::param("program_budget", 1048576, "programs enumerated when work depends on the program id")}));
+       pb::sdk::param("program_budget", 1048576, "programs enumerated when work depends on the program id"),
+       pb::sdk::choice_param("split", "auto", {"auto", "on", "off"},
+                             "read the text as `// -----` sections, each on its own (lit --split-input-file): "
+                             "auto = when it has such a line")}));
   spec.render = render;
   auto example = [&spec](const char *title, const char *ttir, const char *launch, pb_status expected) {
     spec.examples.push_back({"dsl_facts", title, std::nullopt,

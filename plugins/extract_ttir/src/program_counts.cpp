@@ -108,7 +108,7 @@ std::string ProgramCounter::blame_text(ExprId blame) const {
     case ExprOp::LoopIter: return "it changes with the counter of an enclosing loop";
     case ExprOp::Placeholder: return "it depends on a loop-carried value that is not an induction variable";
     case ExprOp::Dim: return "it varies inside the tile";
-    default: return "it cannot be evaluated (division by zero?)";
+    default: return "it cannot be evaluated (a division by zero, or " + std::string(kTooDeepReason) + ")";
   }
 }
 

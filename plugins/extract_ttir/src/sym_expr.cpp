@@ -195,6 +195,7 @@ ExprId ExprPool::placeholder(std::uint32_t dims) {
   n.value = static_cast<std::int64_t>(bindings_.size());
   n.dims = dims;
   bindings_.push_back(kNoExpr);
+  bound_height_.push_back(0);
   auto id = static_cast<ExprId>(nodes_.size());
   nodes_.push_back(n);
   return id;
@@ -231,10 +232,27 @@ bool ExprPool::is_const(ExprId e, std::int64_t *value) const {
   return true;
 }
 
-void ExprPool::bind(ExprId placeholder, ExprId value) {
+bool ExprPool::bind(ExprId placeholder, ExprId value) {
   const ExprNode &n = node(placeholder);
-  if (n.op != ExprOp::Placeholder) return;
-  bindings_[static_cast<size_t>(n.value)] = value;
+  if (n.op != ExprOp::Placeholder) return false;
+  const auto index = static_cast<size_t>(n.value);
+  if (value != kNoExpr && contains(value, placeholder)) {
+    // A cycle: resolve() would lead from the placeholder back to itself and
+    // every walk below it would recurse without end.
+    value = opaque("a loop-carried value defined in terms of itself", 0, n.dims);
+    bindings_[index] = value;
+    return false;
+  }
+  bindings_[index] = value;
+  bound_height_[index] = static_cast<std::uint16_t>(std::min(height(value), 0xffff));
+  return true;
+}
+
+int ExprPool::height(ExprId e) const {
+  if (e == kNoExpr) return 0;
+  const ExprNode &n = node(e);
+  if (n.op == ExprOp::Placeholder) return std::max<int>(n.height, bound_height_[static_cast<size_t>(n.value)]);
+  return n.height;
 }
 
 bool ExprPool::is_bound(ExprId placeholder) const {
@@ -334,6 +352,7 @@ ExprId ExprPool::intern_binary(ExprOp op, std::int64_t value, ExprId a, ExprId b
   n.a = a;
   n.b = b;
   n.dims = node(a).dims | node(b).dims;
+  n.height = static_cast<std::uint16_t>(std::min(1 + std::max(height(a), height(b)), 0xffff));
   return intern(n);
 }
 
@@ -354,6 +373,8 @@ ExprId ExprPool::select(ExprId cond, ExprId if_true, ExprId if_false) {
   n.b = if_true;
   n.c = if_false;
   n.dims = node(cond).dims | node(if_true).dims | node(if_false).dims;
+  n.height = static_cast<std::uint16_t>(
+      std::min(1 + std::max({height(cond), height(if_true), height(if_false)}), 0xffff));
   return intern(n);
 }
 
@@ -383,13 +404,20 @@ ExprId ExprPool::remap_dims(ExprId e, const std::vector<ExprId> &new_for_old) {
   for (size_t d = 0; d < new_for_old.size() && d < 32; ++d)
     if (new_for_old[d] != kNoExpr) touched |= 1u << d;
   std::unordered_map<ExprId, ExprId> memo;
+  int depth = 0;
   std::function<ExprId(ExprId)> rewrite = [&](ExprId id) -> ExprId {
     id = resolve(id);
     if ((node(id).dims & touched) == 0) return id;
     auto it = memo.find(id);
     if (it != memo.end()) return it->second;
+    DepthGuard guard(depth);
     const ExprNode n = node(id);  // copy: the pool grows below
     ExprId out = id;
+    if (guard.too_deep()) {
+      out = opaque(kTooDeepReason, 0, n.dims);
+      memo.emplace(id, out);
+      return out;
+    }
     switch (n.op) {
       case ExprOp::Dim:
         out = static_cast<size_t>(n.value) < new_for_old.size() && new_for_old[static_cast<size_t>(n.value)] != kNoExpr
@@ -417,14 +445,17 @@ ExprId ExprPool::remap_dims(ExprId e, const std::vector<ExprId> &new_for_old) {
 
 Poly ExprPool::to_poly(ExprId e) const {
   std::unordered_map<ExprId, Poly> memo;
+  int depth = 0;
   std::function<const Poly &(ExprId)> convert = [&](ExprId id) -> const Poly & {
     id = resolve(id);
     auto it = memo.find(id);
     if (it != memo.end()) return it->second;
+    DepthGuard guard(depth);
     const ExprNode &n = node(id);
     Poly p;
     auto atom = [&]() { p = Poly{{Monomial{id}, 1}}; };
-    switch (n.op) {
+    // Too deep: the node stays an atom (always a correct polynomial form).
+    switch (guard.too_deep() ? ExprOp::Opaque : n.op) {
       case ExprOp::Const:
         if (n.value != 0) p[{}] = n.value;
         break;
@@ -556,6 +587,8 @@ EvalResult Evaluator::eval_node(ExprId e, const EvalEnv &env) {
   e = pool_.resolve(e);
   auto slot = static_cast<size_t>(e);
   if (stamp_[slot] == generation_) return memo_[slot];
+  DepthGuard guard(depth_);
+  if (guard.too_deep()) return EvalResult{std::nullopt, e};  // not memoised: a shallower path may decide it
   const ExprNode &n = pool_.node(e);
   EvalResult r;
   auto fail = [&](ExprId blame) { r.value.reset(); r.blame = blame; };

@@ -31,6 +31,33 @@ namespace perfbound::ttir {
 using ExprId = std::int32_t;
 inline constexpr ExprId kNoExpr = -1;
 
+/// Every walk over an expression that recurses (polynomial form, dimension
+/// rewriting, evaluation, concretisation, printing) stops at this depth and
+/// gives its conservative answer: an atom, an unknown value with the reason
+/// kTooDeepReason, a failure to concretise, "...". The analysis also refuses
+/// to build an index expression taller than kMaxExprHeight (the value is
+/// unknown instead, with the op's line), so real walks stay far below it;
+/// the limit is for chains through loop-carried values. A walk's frame is a
+/// few hundred bytes: the limit fits the smallest stack it runs on (the
+/// host's thread, 8 MiB) with room to spare, also under AddressSanitizer.
+inline constexpr int kMaxExprDepth = 2000;
+/// Index expressions are not built taller than this (FunctionUnit::set_int).
+inline constexpr int kMaxExprHeight = 1000;
+inline constexpr const char *kTooDeepReason = "an index expression nested too deeply to be modelled";
+
+/// Counts the depth of a recursive walk (see kMaxExprDepth).
+class DepthGuard {
+ public:
+  explicit DepthGuard(int &depth) : depth_(depth) { ++depth_; }
+  ~DepthGuard() { --depth_; }
+  DepthGuard(const DepthGuard &) = delete;
+  DepthGuard &operator=(const DepthGuard &) = delete;
+  [[nodiscard]] bool too_deep() const { return depth_ > kMaxExprDepth; }
+
+ private:
+  int &depth_;
+};
+
 enum class ExprOp : std::uint8_t {
   // leaves
   Const,        // value
@@ -52,6 +79,9 @@ enum class CmpPred : std::uint8_t { Eq, Ne, Slt, Sle, Sgt, Sge, Ult, Ule, Ugt, U
 
 struct ExprNode {
   ExprOp op = ExprOp::Const;
+  /// Operations on the longest path down to a leaf (saturating; a
+  /// placeholder counts as a leaf until it is bound).
+  std::uint16_t height = 0;
   std::int64_t value = 0;
   ExprId a = kNoExpr, b = kNoExpr, c = kNoExpr;
   std::uint32_t dims = 0;  // bit d: Dim(d) may occur below (conservative for placeholders)
@@ -113,11 +143,15 @@ class ExprPool {
   /// max(0, ceil((ub - lb) / step)): the trip count of `for i in range(lb, ub, step)`.
   ExprId trip_count(ExprId lb, ExprId ub, ExprId step);
 
-  /// Binds a placeholder (once).
-  void bind(ExprId placeholder, ExprId value);
+  /// Binds a placeholder (once). A value that contains the placeholder
+  /// itself (a cycle: every walk would recurse without end) is not bound:
+  /// the placeholder becomes an unknown value instead, and false is returned.
+  bool bind(ExprId placeholder, ExprId value);
   [[nodiscard]] bool is_bound(ExprId placeholder) const;
   /// Follows placeholder bindings.
   [[nodiscard]] ExprId resolve(ExprId e) const;
+  /// Height of `e` through placeholder bindings (at least node(e).height).
+  [[nodiscard]] int height(ExprId e) const;
 
   [[nodiscard]] const ExprNode &node(ExprId e) const { return nodes_[static_cast<size_t>(e)]; }
   [[nodiscard]] size_t size() const { return nodes_.size(); }
@@ -163,6 +197,7 @@ class ExprPool {
   std::vector<ExprNode> nodes_;
   std::unordered_map<ExprNode, ExprId, KeyHash, KeyEq> interned_;
   std::vector<ExprId> bindings_;       // per placeholder
+  std::vector<std::uint16_t> bound_height_;  // per placeholder: height of its bound value
   std::vector<OpaqueInfo> opaques_;    // per opaque
 };
 
@@ -212,6 +247,7 @@ class Evaluator {
  private:
   EvalResult eval_node(ExprId e, const EvalEnv &env);
   const ExprPool &pool_;
+  int depth_ = 0;
   std::vector<std::uint32_t> stamp_;
   std::vector<EvalResult> memo_;
   std::uint32_t generation_ = 0;
@@ -269,6 +305,7 @@ class Concretizer {
   const ExprNamer &namer_;
   const EvalEnv *env_ = nullptr;
   const VarRange *ranges_ = nullptr;
+  int depth_ = 0;
   std::unordered_map<ExprId, Slot> memo_;
   AffineFailure failure_;
 };

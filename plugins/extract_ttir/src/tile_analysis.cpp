@@ -27,8 +27,12 @@ Buffer TileAnalysis::buffer_of(Value v) {
   }
   // Loaded tiles that only feed dot operands a/b (possibly through layout ops)
   // go GM -> L1 on the cube core.
+  // Both walks follow chains of layout ops, as deep as the program is long:
+  // beyond kMaxExprDepth the answer is "no" (the tile stays in UB).
+  int depth = 0;
   std::function<bool(Value)> feeds_cube_only = [&](Value x) -> bool {
-    if (x.use_empty()) return false;
+    DepthGuard guard(depth);
+    if (guard.too_deep() || x.use_empty()) return false;
     for (mlir::OpOperand &use : x.getUses()) {
       Operation *user = use.getOwner();
       if (is_cube_op(user)) {
@@ -42,9 +46,10 @@ Buffer TileAnalysis::buffer_of(Value v) {
     return true;
   };
   std::function<bool(Value)> from_load = [&](Value x) -> bool {
+    DepthGuard guard(depth);
     Operation *d = x.getDefiningOp();
-    if (d == nullptr) return false;
-    if (llvm::isa<tt::LoadOp, tt::DescriptorLoadOp, tt::ExperimentalDescriptorLoadOp>(d)) return true;
+    if (guard.too_deep() || d == nullptr) return false;
+    if (llvm::isa<tt::LoadOp, tt::DescriptorLoadOp, tt::ExperimentalDescriptorLoadOp, tt::GatherLoadOp>(d)) return true;
     return is_layout_only(d) && d->getNumOperands() > 0 && from_load(d->getOperand(0));
   };
   if (from_load(v) && feeds_cube_only(v)) return Buffer::L1;
@@ -99,7 +104,7 @@ void TileAnalysis::collect_tiles(tt::FuncOp func) {
     tile.loc = loc;
     tile.name = loc.name.empty() ? tile.op + (loc.line > 0 ? " at line " + std::to_string(loc.line) : "") : loc.name;
     tile.buffer = buffer_of(v);
-    if (def_op != nullptr && llvm::isa<tt::LoadOp, tt::DescriptorLoadOp, tt::ExperimentalDescriptorLoadOp>(def_op))
+    if (def_op != nullptr && llvm::isa<tt::LoadOp, tt::DescriptorLoadOp, tt::ExperimentalDescriptorLoadOp, tt::GatherLoadOp>(def_op))
       tile.loaded_in_loop = def_op->getParentOfType<mlir::scf::ForOp>() != nullptr;
     tile_of_[v] = tile.id;
     model_.tiles.push_back(std::move(tile));

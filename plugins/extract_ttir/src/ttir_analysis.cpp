@@ -17,8 +17,12 @@
 //===----------------------------------------------------------------------===//
 #include "ttir_analysis.hpp"
 
+#include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
+
+#include <perfbound/sdk/cancel.hpp>
 
 #include "access_analysis.hpp"
 #include "compute_analysis.hpp"
@@ -38,6 +42,7 @@
 #include <mlir/IR/Diagnostics.h>
 #include <mlir/IR/MLIRContext.h>
 #include <mlir/IR/Matchers.h>
+#include <mlir/IR/Verifier.h>
 #include <mlir/Parser/Parser.h>
 
 namespace perfbound::ttir {
@@ -225,7 +230,8 @@ void FunctionAnalyzer::visit(Operation *op) {
                 tt::BitcastOp, tt::IntToPtrOp, tt::PtrToIntOp, tt::UnsplatOp, tt::MakeTensorPtrOp, tt::AdvanceOp,
                 tt::MakeTensorDescOp>(op))
     return value_rules_.visit_shape(op, name);
-  if (llvm::isa<tt::LoadOp, tt::StoreOp, tt::AtomicRMWOp, tt::AtomicCASOp>(op)) return accesses_.visit_memory(op);
+  if (llvm::isa<tt::LoadOp, tt::StoreOp, tt::AtomicRMWOp, tt::AtomicCASOp, tt::GatherLoadOp>(op))
+    return accesses_.visit_memory(op);
   if (llvm::isa<tt::DescriptorLoadOp, tt::ExperimentalDescriptorLoadOp, tt::DescriptorStoreOp,
                 tt::ExperimentalDescriptorStoreOp, tt::DescriptorGatherOp, tt::ExperimentalDescriptorGatherOp,
                 tt::DescriptorScatterOp, tt::ExperimentalDescriptorScatterOp, tt::DescriptorReduceOp>(op))
@@ -249,7 +255,7 @@ void FunctionAnalyzer::visit(Operation *op) {
     compute_.classify_elementwise(op, true, "sqrt");
     return set_unknown(op->getResult(0), "a float value", op);
   }
-  if (llvm::isa<tt::PreciseDivFOp, tt::ClampFOp, tt::FpToFpOp, tt::MulhiUIOp, tt::ElementwiseInlineAsmOp>(op)) {
+  if (llvm::isa<tt::PreciseDivFOp, tt::ClampFOp, tt::FpToFpOp, tt::MulhiUIOp, tt::ElementwiseInlineAsmOp, tt::ModOp>(op)) {
     compute_.classify_elementwise(op, false);
     for (Value r : op->getResults()) set_unknown(r, "a value computed by " + name.str(), op);
     return;
@@ -269,6 +275,14 @@ void FunctionAnalyzer::visit(Operation *op) {
                loc_of(op));
     not_counted(op, "pre-inlining TTIR: the callee's work is not counted here");
     for (Value r : op->getResults()) set_unknown(r, "the result of tt.call @" + call.getCallee().str(), op);
+    return;
+  }
+  if (auto call = llvm::dyn_cast<tt::CallScalarOp>(op)) {
+    // A scalar helper (AscendNPU-IR's fast division): its body is elsewhere.
+    const std::string callee = call.getCallee().str();
+    unresolved("tt.call_scalar @" + callee, "a call of a scalar helper function: its work is not counted", loc_of(op));
+    not_counted(op, "a call of the scalar helper @" + callee + ": its work is not counted");
+    for (Value r : op->getResults()) set_unknown(r, "the result of tt.call_scalar @" + callee, op);
     return;
   }
   if (name == "ub.poison" || name == "llvm.mlir.undef") {
@@ -306,81 +320,270 @@ ExprNamer KernelModel::namer() const {
 
 namespace {
 
-Expected<TtirModule> analyze_ttir_on_this_thread(std::string_view text, const std::string &origin);
+Expected<TtirModule> analyze_ttir_on_this_thread(std::string_view text, const std::string &origin, bool split);
 
 }  // namespace
 
-Expected<TtirModule> analyze_ttir(std::string_view text, const std::string &origin) {
+Expected<TtirModule> analyze_ttir(std::string_view text, const std::string &origin, SplitMode split) {
   if (auto error = invalid_utf8(text, origin)) return Error{*error};
-  if (auto error = too_deep(text, origin)) return Error{*error};
+  const bool split_on = split == SplitMode::On || (split == SplitMode::Auto && has_split_marker(text));
   // MLIR parses recursively: on a thread whose stack holds kMaxTtirNesting
   // levels of it with room to spare (a level takes a few kB).
   std::optional<Expected<TtirModule>> result;
-  llvm::thread worker(std::optional<unsigned>(kTtirParseStackBytes), [&] { result.emplace(analyze_ttir_on_this_thread(text, origin)); });
+  // The analysis polls for a stop request (pb::sdk::poll_cancel) on that thread too.
+  std::function<bool()> cancel_test = pb::sdk::cancel_test_of_this_thread();
+  std::exception_ptr failure;
+  llvm::thread worker(std::optional<unsigned>(kTtirParseStackBytes), [&] {
+    pb::sdk::CancelScope cancel_scope(cancel_test);
+    try {
+      result.emplace(analyze_ttir_on_this_thread(text, origin, split_on));
+    } catch (...) {
+      failure = std::current_exception();  // a cancellation, rethrown on the caller's thread
+    }
+  });
   worker.join();
+  if (failure) std::rethrow_exception(failure);
   return std::move(*result);
 }
 
 namespace {
 
-/// Parses one section (MLIR's parser, verified; a constant loop step must be
-/// positive) into `parsed` and records in `ttir_lines` the TTIR line of every
-/// op; the error message when it does not parse.
-std::optional<std::string> parse_section(mlir::MLIRContext &context, const std::string &section, int first_line,
-                                         const std::string &origin, std::string_view text,
-                                         mlir::OwningOpRef<mlir::ModuleOp> &parsed,
-                                         llvm::DenseMap<Operation *, int> &ttir_lines) {
-  std::string diagnostics;
-  llvm::raw_string_ostream diag_stream(diagnostics);
-  llvm::SourceMgr source_mgr;
-  source_mgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBuffer(section, origin, /*RequiresNullTerminator=*/false),
-                                llvm::SMLoc());
-  mlir::SourceMgrDiagnosticHandler handler(source_mgr, &context, diag_stream);
-  mlir::ParserConfig config(&context);
-  // The parser state records where each op is written: its TTIR line.
-  mlir::AsmParserState state;
-  mlir::Block block;
-  if (mlir::succeeded(mlir::parseAsmSourceFile(source_mgr, &block, config, &state)))
-    parsed = mlir::detail::constructContainerOpForParserIfNecessary<mlir::ModuleOp>(
-        &block, &context, mlir::FileLineColLoc::get(&context, origin, 0, 0));
-  if (!parsed) {
-    std::string message = diag_stream.str();
-    while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
-    if (message.empty()) message = origin + ":" + std::to_string(first_line) + ": error: the TTIR does not parse";
-    message = shorten_lines(message);
-    if (auto marker = legacy_marker(text))
-      message = origin + ": error: pre-3.0 TTIR is not supported (" + *marker +
-                "); re-dump the kernel with Triton 3.0 or newer\n" + message;
-    else if (auto hivm = hivm_marker(text))
-      message = origin + ": error: this is a HIVM dump (kernel.npuir.mlir), not TTIR (" + *hivm +
-                "): give it as --set hivm=" + origin + " and the TTIR (kernel.ttir.mlir, tt.func) as --set ttir=...\n" +
-                message;
-    return message;
-  }
-  // What MLIR's scf.for verifier checks only for `index` constants: a
-  // step that is a constant is positive (TTIR steps are i32).
-  std::optional<std::string> step_error;
-  parsed->walk([&](mlir::scf::ForOp loop) {
-    llvm::APInt step;
-    if (step_error || !mlir::matchPattern(loop.getStep(), mlir::m_ConstantInt(&step)) || step.isStrictlyPositive())
-      return;
-    loop.emitOpError() << "has a constant step of " << llvm::toString(step, 10, /*Signed=*/true) << ": a loop step must be positive";
-    step_error = diag_stream.str();
-  });
-  if (step_error) {
-    while (!step_error->empty() && (step_error->back() == '\n' || step_error->back() == ' ')) step_error->pop_back();
-    return step_error;
-  }
-  parsed->walk([&](Operation *op) {
-    if (const mlir::AsmParserState::OperationDefinition *def = state.getOpDef(op))
-      ttir_lines[op] = static_cast<int>(source_mgr.getLineAndColumn(def->loc.Start).first);
-  });
-  return std::nullopt;
+std::string trimmed_message(std::string message) {
+  while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
+  return message;
 }
 
-Expected<TtirModule> analyze_ttir_on_this_thread(std::string_view text, const std::string &origin) {
+/// One `// -----` section through MLIR: parsed without the verifier, a
+/// function that does not parse is blanked out (its lines kept) and the rest
+/// parsed again; then every tt.func is verified on its own, symbols defined
+/// twice are refused, and the functions left are handed to `analyze`.
+class SectionReader {
+ public:
+  SectionReader(mlir::MLIRContext &context, const std::string &origin, TtirModule &module, std::string text,
+                int first_line)
+      : context_(context), origin_(origin), module_(module), text_(std::move(text)), first_line_(first_line) {}
+
+  /// Reads the section; false when nothing of it could be parsed.
+  bool read();
+  /// The functions left, each with its TTIR line.
+  std::vector<std::pair<tt::FuncOp, int>> functions();
+  /// The TTIR line of an op (0 when unknown).
+  int line_of(Operation *op) const { return ttir_lines_.lookup(op); }
+
+ private:
+  bool parse();
+  void refuse(const FuncExtent &f, std::string message);
+  void refuse_rest(const std::string &message, int line);
+  std::string func_message(tt::FuncOp func, int line, const std::string &diagnostic) const;
+
+  mlir::MLIRContext &context_;
+  const std::string &origin_;
+  TtirModule &module_;
+  std::string text_;
+  int first_line_;
+  std::vector<FuncExtent> extents_;
+  std::set<int> refused_lines_;  // tt.func lines already refused
+  // The source manager of the parse that succeeded: the verifier's
+  // diagnostics quote its lines. Both are freed before the analysis.
+  std::unique_ptr<llvm::SourceMgr> source_mgr_;
+  mlir::OwningOpRef<mlir::ModuleOp> parsed_;
+  llvm::DenseMap<Operation *, int> ttir_lines_;
+};
+
+void SectionReader::refuse(const FuncExtent &f, std::string message) {
+  if (!refused_lines_.insert(f.first_line).second) return;
+  module_.refused.push_back({f.name, f.is_public, f.first_line, first_line_, trimmed_message(std::move(message))});
+}
+
+/// Refuses every function of the section not refused yet (an error outside
+/// all of them); a section without any is refused as itself.
+void SectionReader::refuse_rest(const std::string &message, int line) {
+  bool any = false;
+  for (const FuncExtent &f : extents_) {
+    if (refused_lines_.count(f.first_line) != 0) continue;
+    refuse(f, message);
+    any = true;
+  }
+  if (!any && extents_.empty()) module_.refused.push_back({"", true, line, first_line_, trimmed_message(message)});
+}
+
+std::string SectionReader::func_message(tt::FuncOp func, int line, const std::string &diagnostic) const {
+  // MLIR names the op's own location: a Python line when the TTIR carries
+  // locations. The refusal names the tt.func's TTIR line first.
+  std::string head = origin_ + ":" + std::to_string(line) + ": error: tt.func @" + func.getSymName().str();
+  if (diagnostic.rfind(origin_ + ":", 0) == 0) return diagnostic;
+  return head + " is refused:\n" + diagnostic;
+}
+
+bool SectionReader::parse() {
+  // Parsed with the parser state, which records where every op and every
+  // use of a value is written; only each op's TTIR line is kept from it
+  // (a table of op -> line), so that the state is freed before the
+  // analysis (the largest of the transient costs at the peak, issue 17).
+  for (size_t attempt = 0; attempt <= extents_.size(); ++attempt) {
+    std::string diagnostics;
+    llvm::raw_string_ostream diag_stream(diagnostics);
+    auto source_mgr = std::make_unique<llvm::SourceMgr>();
+    source_mgr->AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBuffer(text_, origin_, /*RequiresNullTerminator=*/false), llvm::SMLoc());
+    mlir::SourceMgrDiagnosticHandler handler(*source_mgr, &context_, diag_stream);
+    mlir::ParserConfig config(&context_, /*verifyAfterParse=*/false);
+    mlir::AsmParserState state;
+    mlir::Block block;
+    if (mlir::succeeded(mlir::parseAsmSourceFile(*source_mgr, &block, config, &state))) {
+      // One module holds the section (a section may hold several, or none:
+      // top-level tt.func ops). Not verified here: see functions().
+      if (llvm::hasSingleElement(block) && llvm::isa<mlir::ModuleOp>(block.front())) {
+        parsed_ = llvm::cast<mlir::ModuleOp>(block.front());
+        parsed_->getOperation()->remove();
+      } else {
+        mlir::OpBuilder builder(&context_);
+        parsed_ = builder.create<mlir::ModuleOp>(mlir::FileLineColLoc::get(&context_, origin_, 0, 0));
+        parsed_->getBody()->getOperations().splice(parsed_->getBody()->begin(), block.getOperations());
+      }
+      parsed_->walk([&](Operation *op) {
+        if (const mlir::AsmParserState::OperationDefinition *def = state.getOpDef(op))
+          ttir_lines_[op] = static_cast<int>(source_mgr->getLineAndColumn(def->loc.Start).first);
+      });
+      source_mgr_ = std::move(source_mgr);
+      return true;
+    }
+    std::string message = shorten_lines(trimmed_message(diag_stream.str()));
+    if (message.empty()) message = origin_ + ":" + std::to_string(first_line_) + ": error: the TTIR does not parse";
+    if (auto marker = legacy_marker(text_))
+      message = origin_ + ": error: pre-3.0 TTIR is not supported (" + *marker +
+                "); re-dump the kernel with Triton 3.0 or newer\n" + message;
+    else if (auto hivm = hivm_marker(text_))
+      message = origin_ + ": error: this is a HIVM dump (kernel.npuir.mlir), not TTIR (" + *hivm +
+                "): give it as --set hivm=" + origin_ + " and the TTIR (kernel.ttir.mlir, tt.func) as --set ttir=...\n" +
+                message;
+    else if (message.find("error: expected '<'") != std::string::npos && has_bare_pointer(text_))
+      message += "\n" + origin_ +
+                 ": note: `!tt.ptr` without its pointee type is not TTIR: Triton's own parser, like this one, "
+                 "requires `!tt.ptr<T>`";
+    // The function the error is in is refused and blanked out (its lines
+    // kept, so that the lines of the others stay those of the file).
+    const int line = diagnostic_line(message, origin_);
+    const FuncExtent *culprit = nullptr;
+    for (const FuncExtent &f : extents_)
+      if (line >= f.first_line && line <= f.last_line && refused_lines_.count(f.first_line) == 0) culprit = &f;
+    if (culprit == nullptr) {
+      refuse_rest(message, line > 0 ? line : first_line_);
+      return false;
+    }
+    refuse(*culprit, message);
+    int l = 1;
+    for (char &c : text_) {
+      if (c == '\n') ++l;
+      else if (l >= culprit->first_line && l <= culprit->last_line) c = ' ';
+    }
+  }
+  refuse_rest(origin_ + ":" + std::to_string(first_line_) + ": error: the section does not parse", first_line_);
+  return false;
+}
+
+bool SectionReader::read() {
+  extents_ = function_extents(text_);
+  // MLIR's parser recurses on nesting without a limit of its own.
+  if (auto error = too_deep(text_, origin_)) {
+    refuse_rest(*error, diagnostic_line(*error, origin_));
+    return false;
+  }
+  return parse();
+}
+
+std::vector<std::pair<tt::FuncOp, int>> SectionReader::functions() {
+  // Diagnostics of the verifier name the op's location (the TTIR line where
+  // the op carries no location of its own).
+  std::string diagnostics;
+  llvm::raw_string_ostream diag_stream(diagnostics);
+  std::optional<mlir::SourceMgrDiagnosticHandler> handler;
+  handler.emplace(*source_mgr_, &context_, diag_stream);
+  auto take = [&]() {
+    std::string message = trimmed_message(diag_stream.str());
+    diagnostics.clear();
+    return message;
+  };
+  auto extent_at = [&](int line) {
+    for (const FuncExtent &f : extents_)
+      if (f.first_line == line) return f;
+    return FuncExtent{"", true, line, line, true};
+  };
+  std::vector<tt::FuncOp> funcs;
+  parsed_->walk([&](tt::FuncOp f) { funcs.push_back(f); });
+  // A symbol defined twice in one section: each definition is refused,
+  // naming all of them.
+  std::map<std::string, std::vector<tt::FuncOp>> by_name;
+  for (tt::FuncOp f : funcs) by_name[f.getSymName().str()].push_back(f);
+  std::set<Operation *> dropped;
+  for (auto &[name, defs] : by_name) {
+    if (defs.size() < 2) continue;
+    std::string lines;
+    for (tt::FuncOp f : defs) lines += (lines.empty() ? "" : ", ") + std::to_string(line_of(f));
+    for (tt::FuncOp f : defs) {
+      FuncExtent e = extent_at(line_of(f));
+      e.name = name;
+      e.is_public = f.isPublic();
+      refuse(e, origin_ + ":" + std::to_string(line_of(f)) + ": error: symbol @" + name + " is defined " +
+                    std::to_string(defs.size()) + " times in one section (lines " + lines +
+                    "); a lit file separates test cases with `// -----` lines");
+      dropped.insert(f);
+    }
+  }
+  // Each function verified on its own; what fails is refused alone.
+  for (tt::FuncOp f : funcs) {
+    if (dropped.count(f) != 0) continue;
+    const int line = line_of(f);
+    std::optional<std::string> error;
+    if (mlir::failed(mlir::verify(f))) error = take();
+    // What MLIR's scf.for verifier checks only for `index` constants: a
+    // step that is a constant is positive (TTIR steps are i32).
+    if (!error)
+      f.walk([&](mlir::scf::ForOp loop) {
+        llvm::APInt step;
+        if (error || !mlir::matchPattern(loop.getStep(), mlir::m_ConstantInt(&step)) || step.isStrictlyPositive())
+          return;
+        loop.emitOpError() << "has a constant step of " << llvm::toString(step, 10, /*Signed=*/true)
+                           << ": a loop step must be positive";
+        error = take();
+      });
+    if (!error) continue;
+    FuncExtent e = extent_at(line);
+    e.name = f.getSymName().str();
+    e.is_public = f.isPublic();
+    refuse(e, func_message(f, line, *error));
+    dropped.insert(f);
+  }
+  for (Operation *op : dropped) op->erase();
+  // The ops outside the functions: modules (their own invariants only) and
+  // any other top-level op. An error there refuses the section.
+  std::optional<std::string> outer_error;
+  parsed_->walk<mlir::WalkOrder::PreOrder>([&](Operation *op) {
+    if (llvm::isa<tt::FuncOp>(op)) return mlir::WalkResult::skip();
+    if (outer_error) return mlir::WalkResult::interrupt();
+    bool holds_funcs = false;
+    op->walk([&](tt::FuncOp) { holds_funcs = true; });
+    if (mlir::failed(mlir::verify(op, /*verifyRecursively=*/!holds_funcs))) outer_error = take();
+    return holds_funcs ? mlir::WalkResult::advance() : mlir::WalkResult::skip();
+  });
+  std::vector<std::pair<tt::FuncOp, int>> out;
+  if (outer_error) {
+    refuse_rest(*outer_error, diagnostic_line(*outer_error, origin_));
+  } else {
+    for (tt::FuncOp f : funcs)
+      if (dropped.count(f) == 0) out.emplace_back(f, line_of(f));
+  }
+  // The text and its source manager are not needed by the analysis.
+  handler.reset();
+  source_mgr_.reset();
+  std::string().swap(text_);
+  return out;
+}
+
+Expected<TtirModule> analyze_ttir_on_this_thread(std::string_view text, const std::string &origin, bool split) {
   TtirModule module;
   module.origin = origin;
+  module.split = split;
   mlir::DialectRegistry registry;
   tt::register_ttir_dialects(registry);
   mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
@@ -389,54 +592,31 @@ Expected<TtirModule> analyze_ttir_on_this_thread(std::string_view text, const st
   context.allowUnregisteredDialects();
   std::set<std::string> known_dialects{"builtin"};
   for (llvm::StringRef name : registry.getDialectNames()) known_dialects.insert(name.str());
-  std::map<std::string, size_t> name_seen;  // duplicate kernel names across sections
-  for (auto &[section, first_line] : split_sections(text)) {
-    {
-      std::string rewritten;
-      rewritten.reserve(section.size());
-      size_t start = 0;
-      while (start < section.size()) {
-        size_t end = section.find('\n', start);
-        if (end == std::string::npos) end = section.size();
-        std::string_view l(section.data() + start, end - start);
-        if (auto generic = generic_form_of_unknown_op(l, known_dialects))
-          rewritten += *generic;
-        else
-          rewritten.append(l.data(), l.size());
-        if (end < section.size()) rewritten.push_back('\n');
-        start = end + 1;
-      }
-      section = std::move(rewritten);
-    }
-    // Parsed with the parser state, which records where every op and every
-    // use of a value is written; only each op's TTIR line is kept from it
-    // (a table of op -> line), so that the state, the source manager and the
-    // section's text are freed before the analysis, which needs none of them
-    // (the largest of the transient costs at the peak, issue 17).
-    llvm::DenseMap<Operation *, int> ttir_lines;
-    mlir::OwningOpRef<mlir::ModuleOp> parsed;
-    if (auto error = parse_section(context, section, first_line, origin, text, parsed, ttir_lines))
-      return Error{*error};
+  for (auto &[section, first_line] : split_sections(text, split)) {
+    pb::sdk::poll_cancel();
+    SectionReader reader(context, origin, module, make_unknown_ops_opaque(section, known_dialects), first_line);
     std::string().swap(section);
+    if (!reader.read()) continue;
     ++module.chunks;
     llvm::StringRef buffer_name(origin);
-    parsed->walk([&](tt::FuncOp func) {
+    for (auto &[func, line] : reader.functions()) {
       KernelModel model;
-      FunctionAnalyzer analyzer(model, buffer_name, [&](Operation *op) { return ttir_lines.lookup(op); });
+      FunctionAnalyzer analyzer(model, buffer_name, [&reader](Operation *op) { return reader.line_of(op); });
       analyzer.run(func);
-      // The TTIR line of `tt.func ... @name(`: the k-th occurrence for the
-      // k-th function of that name (lit files repeat names).
-      std::string needle = "@" + model.name + "(";
-      size_t occurrence = name_seen[model.name]++;
-      size_t at = 0;
-      for (size_t found = 0;; ++found) {
-        at = text.find(needle, at);
-        if (at == std::string_view::npos || found == occurrence) break;
-        at += needle.size();
-      }
-      if (at != std::string_view::npos) model.ttir_line = count_lines_before(text, at);
+      // The kernel's line: where the parser read its `tt.func` (MLIR's
+      // parser state), never a search of the text (which finds comments).
+      model.ttir_line = line;
       module.kernels.push_back(std::move(model));
-    });
+    }
+  }
+  std::sort(module.refused.begin(), module.refused.end(),
+            [](const Refusal &a, const Refusal &b) { return a.line < b.line; });
+  if (module.kernels.empty() && !module.refused.empty()) {
+    std::string message = module.refused.front().message;
+    if (module.refused.size() > 1)
+      message += "\n(" + std::to_string(module.refused.size() - 1) + " more function" +
+                 (module.refused.size() > 2 ? "s" : "") + " of " + origin + " refused; none could be analysed)";
+    return Error{message, std::move(module.refused)};
   }
   return module;
 }

@@ -61,6 +61,18 @@ std::string shorten_lines(const std::string &message, size_t width) {
   return out;
 }
 
+bool has_bare_pointer(std::string_view text) {
+  size_t at = 0;
+  while ((at = text.find("!tt.ptr", at)) != std::string_view::npos) {
+    size_t line_start = text.rfind('\n', at);
+    line_start = line_start == std::string_view::npos ? 0 : line_start + 1;
+    const bool commented = text.substr(line_start, at - line_start).find("//") != std::string_view::npos;
+    at += 7;
+    if (!commented && (at >= text.size() || text[at] != '<')) return true;
+  }
+  return false;
+}
+
 int count_lines_before(std::string_view text, size_t offset) {
   return static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(offset), '\n')) + 1;
 }
@@ -150,23 +162,46 @@ std::vector<std::string_view> split_top_level(std::string_view text) {
 
 }  // namespace
 
-std::optional<std::string> generic_form_of_unknown_op(std::string_view line, const std::set<std::string> &known) {
-  size_t first = line.find_first_not_of(" \t");
-  if (first == std::string_view::npos) return std::nullopt;
-  std::string_view rest = line.substr(first);
-  // Results: %a, %b:2 =
-  int results = 0;
-  std::string_view results_text;
+namespace {
+
+std::string_view trimmed(std::string_view s) {
+  size_t first = s.find_first_not_of(" \t\r");
+  if (first == std::string_view::npos) return {};
+  size_t last = s.find_last_not_of(" \t\r");
+  return s.substr(first, last - first + 1);
+}
+
+/// The element type of a printed shaped type (`tensor<4x?x!tt.ptr<f32>, #l>`
+/// -> `!tt.ptr<f32>`, `memref<8xf32, strided<[1]>>` -> `f32`); the type
+/// itself when it is not one.
+std::string_view element_type_text(std::string_view type) {
+  for (std::string_view prefix : {"tensor<", "memref<", "vector<"}) {
+    if (type.substr(0, prefix.size()) != prefix || type.back() != '>') continue;
+    std::string_view inner = type.substr(prefix.size(), type.size() - prefix.size() - 1);
+    std::vector<std::string_view> parts = split_top_level(inner);  // drops a layout / memory space
+    inner = parts.empty() ? inner : parts.front();
+    // Leading dimensions: `4x`, `?x`, `[4]x` (scalable vectors).
+    while (true) {
+      size_t k = 0;
+      if (k < inner.size() && inner[k] == '[') k = inner.find(']') == std::string_view::npos ? 0 : inner.find(']') + 1;
+      else
+        while (k < inner.size() && (std::isdigit(static_cast<unsigned char>(inner[k])) != 0 || inner[k] == '?')) ++k;
+      if (k == 0 || k >= inner.size() || inner[k] != 'x') break;
+      inner.remove_prefix(k + 1);
+    }
+    return inner;
+  }
+  return type;
+}
+
+}  // namespace
+
+std::optional<std::string> unknown_op_name(std::string_view line, const std::set<std::string> &known) {
+  std::string_view rest = trimmed(line);
   if (!rest.empty() && rest.front() == '%') {
     size_t eq = rest.find(" = ");
     if (eq == std::string_view::npos) return std::nullopt;
-    results_text = rest.substr(0, eq);
-    for (std::string_view r : split_top_level(results_text)) {
-      if (r.empty() || r.front() != '%') return std::nullopt;
-      size_t colon = r.find(':');
-      results += colon == std::string_view::npos ? 1 : std::max(1, std::atoi(std::string(r.substr(colon + 1)).c_str()));
-    }
-    rest.remove_prefix(eq + 3);
+    rest = trimmed(rest.substr(eq + 3));
   }
   size_t name_end = 0;
   while (name_end < rest.size() && (std::isalnum(static_cast<unsigned char>(rest[name_end])) != 0 ||
@@ -177,7 +212,34 @@ std::optional<std::string> generic_form_of_unknown_op(std::string_view line, con
   if (name.empty() || dot == std::string_view::npos || dot == 0 || std::isalpha(static_cast<unsigned char>(name[0])) == 0)
     return std::nullopt;
   if (known.count(std::string(name.substr(0, dot))) != 0) return std::nullopt;
-  std::string_view body = rest.substr(name_end);
+  // `ttg.target = "cuda:90"`: an attribute of a `module attributes {` dict
+  // written over several lines, not an op (an op name is never followed by `=`).
+  std::string_view after = trimmed(rest.substr(name_end));
+  if (!after.empty() && after.front() == '=') return std::nullopt;
+  return std::string(name);
+}
+
+std::optional<std::string> generic_form_of_unknown_op(std::string_view line, const std::set<std::string> &known) {
+  std::optional<std::string> op_name = unknown_op_name(line, known);
+  if (!op_name) return std::nullopt;
+  size_t first = line.find_first_not_of(" \t");
+  std::string_view rest = line.substr(first);
+  // Results: %a, %b:2 =
+  int results = 0;
+  std::string_view results_text;
+  if (!rest.empty() && rest.front() == '%') {
+    size_t eq = rest.find(" = ");
+    results_text = rest.substr(0, eq);
+    for (std::string_view r : split_top_level(results_text)) {
+      if (r.empty() || r.front() != '%') return std::nullopt;
+      size_t colon = r.find(':');
+      results += colon == std::string_view::npos ? 1 : std::max(1, std::atoi(std::string(r.substr(colon + 1)).c_str()));
+    }
+    rest.remove_prefix(eq + 3);
+    rest = rest.substr(rest.find_first_not_of(" \t"));
+  }
+  const std::string &name = *op_name;
+  std::string_view body = rest.substr(name.size());
   while (!body.empty() && (body.back() == '\r' || body.back() == ' ' || body.back() == '\t')) body.remove_suffix(1);
   if (!body.empty() && body.back() == '{') return std::nullopt;  // an op with regions: not rewritten
   std::string_view loc;
@@ -188,18 +250,36 @@ std::optional<std::string> generic_form_of_unknown_op(std::string_view line, con
   }
   std::string types;
   if (results > 0) {
+    // The result types: after the last `:` (`: T`, `: A -> B`, `: A to B`,
+    // `: A into B`), or after `->` when the op prints no `:`
+    // (`hivm.hir.get_sub_block_idx -> i64`).
+    std::string_view type_text;
     size_t colon = last_top_level(body, ":");
-    if (colon == std::string_view::npos) return std::nullopt;
-    std::string_view type_text = body.substr(colon + 1);
-    size_t arrow = last_top_level(type_text, "->");
-    if (arrow != std::string_view::npos) type_text = type_text.substr(arrow + 2);
-    size_t t0 = type_text.find_first_not_of(" \t");
-    if (t0 == std::string_view::npos) return std::nullopt;
-    type_text = type_text.substr(t0);
-    while (!type_text.empty() && type_text.back() == ' ') type_text.remove_suffix(1);
+    if (colon != std::string_view::npos) {
+      type_text = body.substr(colon + 1);
+      size_t arrow = last_top_level(type_text, "->");
+      size_t to = last_top_level(type_text, " to ");
+      size_t into = last_top_level(type_text, " into ");
+      if (arrow != std::string_view::npos) type_text = type_text.substr(arrow + 2);
+      else if (to != std::string_view::npos) type_text = type_text.substr(to + 4);
+      else if (into != std::string_view::npos) type_text = type_text.substr(into + 6);
+    } else {
+      size_t arrow = last_top_level(body, "->");
+      if (arrow == std::string_view::npos) return std::nullopt;
+      type_text = body.substr(arrow + 2);
+    }
+    type_text = trimmed(type_text);
+    if (type_text.empty()) return std::nullopt;
     if (type_text.size() >= 2 && type_text.front() == '(' && type_text.back() == ')')
       type_text = type_text.substr(1, type_text.size() - 2);
     std::vector<std::string_view> list = split_top_level(type_text);
+    // Ops whose printed type is not their result's: an element of a shaped
+    // value (`tensor.extract %t[%i] : tensor<128xi32>` is an i32), a size.
+    if (list.size() == 1 && (name == "tensor.extract" || name == "memref.load" || name == "vector.extractelement"))
+      list[0] = element_type_text(list[0]);
+    std::string index_type = "index";
+    if (name == "tensor.dim" || name == "memref.dim" || name == "tensor.rank" || name == "memref.rank")
+      list = {index_type};
     if (static_cast<int>(list.size()) != results) return std::nullopt;
     for (std::string_view t : list) {
       if (t.empty()) return std::nullopt;
@@ -208,11 +288,243 @@ std::optional<std::string> generic_form_of_unknown_op(std::string_view line, con
   }
   std::string out(line.substr(0, first));
   if (results > 0) out += std::string(results_text) + " = ";
-  out += "\"" + std::string(name) + "\"() : () -> (" + types + ")" + std::string(loc);
+  out += "\"" + name + "\"() : () -> (" + types + ")" + std::string(loc);
   return out;
 }
 
-std::vector<std::pair<std::string, int>> split_sections(std::string_view text) {
+namespace {
+
+/// How much `line` opens brackets ( [ { < minus what it closes, outside
+/// strings and comments (`->` is not a bracket).
+int bracket_balance(std::string_view line) {
+  int depth = 0;
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quoted) {
+      if (c == '\\') ++i;
+      else if (c == '"') quoted = false;
+      continue;
+    }
+    if (c == '"') quoted = true;
+    else if (c == '/' && i + 1 < line.size() && line[i + 1] == '/') break;
+    else if (c == '(' || c == '[' || c == '{' || c == '<') ++depth;
+    else if ((c == '>' && (i == 0 || line[i - 1] != '-')) || c == ')' || c == ']' || c == '}') --depth;
+  }
+  return depth;
+}
+
+/// Whether `line` continues the op of the line before it rather than
+/// starting a statement: not a new op (`%r = ...`, `name.op ...`, a quoted
+/// generic op), a closing brace, a block label, a comment or a blank line
+/// (`ins(...)`, `outs(...)`, `-> T`, `: T`, `{attrs}`, `loc(...)` continue).
+bool continues_op(std::string_view line) {
+  std::string_view t = trimmed(line);
+  if (t.empty() || t.front() == '%' || t.front() == '}' || t.front() == '^' || t.front() == '"' ||
+      t.substr(0, 2) == "//")
+    return false;
+  size_t k = 0;
+  while (k < t.size() && (std::isalnum(static_cast<unsigned char>(t[k])) != 0 || t[k] == '_' || t[k] == '.')) ++k;
+  std::string_view word = t.substr(0, k);
+  bool op_name = word.find('.') != std::string_view::npos && std::isalpha(static_cast<unsigned char>(word[0])) != 0;
+  return !op_name;
+}
+
+}  // namespace
+
+std::string make_unknown_ops_opaque(std::string_view section, const std::set<std::string> &known) {
+  constexpr size_t kMaxOpLines = 64;
+  std::vector<std::string_view> lines;
+  {
+    size_t start = 0;
+    while (start <= section.size()) {
+      size_t end = section.find('\n', start);
+      if (end == std::string_view::npos) end = section.size();
+      lines.push_back(section.substr(start, end - start));
+      if (end == section.size()) break;
+      start = end + 1;
+    }
+  }
+  std::string out;
+  out.reserve(section.size());
+  for (size_t idx = 0; idx < lines.size(); ++idx) {
+    std::string_view l = lines[idx];
+    std::optional<std::string> generic;
+    size_t used = 1;
+    if (unknown_op_name(l, known)) {
+      generic = generic_form_of_unknown_op(l, known);
+      // An op written over several lines (`hivm.hir.custom "f"` and then
+      // `ins(...)`, `outs(...) -> T`): its lines joined while its brackets
+      // are open or the next line continues it; the generic form takes the
+      // first line and the others stay, empty, so that lines keep their
+      // numbers. A line that ends with `{` opens a region: left alone.
+      std::string_view code = trimmed(l);
+      int depth = bracket_balance(l);
+      if (!generic && !code.empty() && code.back() != '{') {
+        std::string joined(l);
+        size_t k = idx + 1;
+        while (k < lines.size() && k - idx < kMaxOpLines && (depth > 0 || continues_op(lines[k]))) {
+          joined += " ";
+          joined.append(trimmed(lines[k]));
+          depth += bracket_balance(lines[k]);
+          ++k;
+        }
+        if (k > idx + 1 && depth == 0) {
+          generic = generic_form_of_unknown_op(joined, known);
+          used = k - idx;
+        }
+      }
+    }
+    if (generic) {
+      out += *generic;
+      out.append(used - 1, '\n');
+      idx += used - 1;
+    } else {
+      out.append(l.data(), l.size());
+    }
+    if (idx + 1 < lines.size()) out.push_back('\n');
+  }
+  return out;
+}
+
+namespace {
+
+/// The lines of `text` (without their '\n').
+std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> lines;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    lines.push_back(text.substr(start, end - start));
+    if (end == text.size()) break;
+    start = end + 1;
+  }
+  return lines;
+}
+
+/// `line` without its `//` comment (outside strings) and trailing blanks.
+std::string_view code_of(std::string_view line) {
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quoted) {
+      if (c == '\\') ++i;
+      else if (c == '"') quoted = false;
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == '/' && i + 1 < line.size() && line[i + 1] == '/') {
+      line = line.substr(0, i);
+      break;
+    }
+  }
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.remove_suffix(1);
+  return line;
+}
+
+std::string_view trim_front(std::string_view s) {
+  size_t first = s.find_first_not_of(" \t");
+  return first == std::string_view::npos ? std::string_view() : s.substr(first);
+}
+
+}  // namespace
+
+std::vector<FuncExtent> function_extents(std::string_view text) {
+  std::vector<FuncExtent> out;
+  std::vector<std::string_view> lines = lines_of(text);
+  size_t idx = 0;
+  while (idx < lines.size()) {
+    std::string_view code = trim_front(code_of(lines[idx]));
+    if (code.substr(0, 8) != "tt.func " && code.substr(0, 8) != "tt.func\t") {
+      ++idx;
+      continue;
+    }
+    FuncExtent f;
+    f.first_line = static_cast<int>(idx) + 1;
+    std::string_view rest = trim_front(code.substr(8));
+    for (std::string_view vis : {"public ", "private ", "nested "}) {
+      if (rest.substr(0, vis.size()) == vis) {
+        f.is_public = vis == "public ";
+        rest = trim_front(rest.substr(vis.size()));
+      }
+    }
+    if (!rest.empty() && rest.front() == '@') {
+      rest.remove_prefix(1);
+      if (!rest.empty() && rest.front() == '"') {
+        size_t close = rest.find('"', 1);
+        f.name = std::string(rest.substr(1, close == std::string_view::npos ? std::string_view::npos : close - 1));
+      } else {
+        size_t end = 0;
+        while (end < rest.size() && (std::isalnum(static_cast<unsigned char>(rest[end])) != 0 || rest[end] == '_' ||
+                                     rest[end] == '.' || rest[end] == '$' || rest[end] == '-'))
+          ++end;
+        f.name = std::string(rest.substr(0, end));
+      }
+    }
+    // The signature: parentheses until the body's `{` ends a line.
+    int parens = 0;
+    int braces = 0;
+    size_t line = idx;
+    for (; line < lines.size(); ++line) {
+      std::string_view c = code_of(lines[line]);
+      bool quoted = false;
+      for (size_t i = 0; i < c.size(); ++i) {
+        char ch = c[i];
+        if (quoted) {
+          if (ch == '\\') ++i;
+          else if (ch == '"') quoted = false;
+          continue;
+        }
+        if (ch == '"') quoted = true;
+        else if (ch == '(') ++parens;
+        else if (ch == ')') --parens;
+        else if (!f.has_body && parens == 0 && ch == '{' && i + 1 == c.size()) {
+          f.has_body = true;
+          braces = 1;
+        } else if (f.has_body && ch == '{') {
+          ++braces;
+        } else if (f.has_body && ch == '}') {
+          --braces;
+        }
+      }
+      if (f.has_body && braces <= 0) break;
+      if (!f.has_body && parens <= 0) break;  // a declaration
+    }
+    f.last_line = static_cast<int>(std::min(line, lines.size() - 1)) + 1;
+    out.push_back(std::move(f));
+    idx = static_cast<size_t>(out.back().last_line);
+  }
+  return out;
+}
+
+bool has_split_marker(std::string_view text) {
+  for (std::string_view l : lines_of(text))
+    if (trim_front(l).substr(0, 8) == "// -----") return true;
+  return false;
+}
+
+int diagnostic_line(std::string_view message, std::string_view origin) {
+  std::string needle = std::string(origin) + ":";
+  size_t at = 0;
+  while ((at = message.find(needle, at)) != std::string_view::npos) {
+    size_t pos = at + needle.size();
+    int line = 0;
+    while (pos < message.size() && std::isdigit(static_cast<unsigned char>(message[pos])) != 0)
+      line = line * 10 + (message[pos++] - '0');
+    if (line > 0 && pos < message.size() && message[pos] == ':') return line;
+    at += needle.size();
+  }
+  return 0;
+}
+
+std::optional<SplitMode> split_mode_named(std::string_view name) {
+  if (name == "auto") return SplitMode::Auto;
+  if (name == "on") return SplitMode::On;
+  if (name == "off") return SplitMode::Off;
+  return std::nullopt;
+}
+
+std::vector<std::pair<std::string, int>> split_sections(std::string_view text, bool split) {
   std::vector<std::pair<std::string, int>> sections;
   std::string current;
   int current_first = 1;
@@ -230,7 +542,7 @@ std::vector<std::pair<std::string, int>> split_sections(std::string_view text) {
     std::string_view l = text.substr(start, end - start);
     size_t first = l.find_first_not_of(" \t\r");
     std::string_view trimmed = first == std::string_view::npos ? std::string_view() : l.substr(first);
-    if (trimmed.substr(0, 8) == "// -----") {
+    if (split && trimmed.substr(0, 8) == "// -----") {
       flush();
       current.assign(static_cast<size_t>(line), '\n');  // keeps line numbers
       current_first = line + 1;
@@ -291,7 +603,5 @@ std::optional<std::string> too_deep(std::string_view text, const std::string &or
   }
   return std::nullopt;
 }
-
-Expected<TtirModule> analyze_ttir_on_this_thread(std::string_view text, const std::string &origin);
 
 }  // namespace perfbound::ttir

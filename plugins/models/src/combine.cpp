@@ -265,9 +265,36 @@ double schedule_number(const json &schedule, const char *key, double fallback) {
   return schedule.is_object() && schedule.contains(key) && schedule[key].is_number() ? schedule[key].get<double>() : fallback;
 }
 
+/// The bound if every block slot ran the same share of the work: the
+/// largest floor that does not depend on the waves (a component's mean form
+/// where the term gives one; the term's value otherwise: memory, chip-level
+/// and vendor terms), plus the additive time on the same component.
+double balanced_bound(const std::vector<Term> &terms) {
+  std::map<std::string, double> floor, add;
+  for (const Term &t : terms) {
+    if (t.assurance == Assurance::Diagnostic) continue;
+    for (const ComponentValue &cv : t.per_component) {
+      if (cv.assurance == Assurance::Diagnostic || !cv.value.seconds) continue;
+      double seconds = *cv.value.seconds;
+      if (cv.work.is_object() && cv.work.contains("mean_form_s") && cv.work["mean_form_s"].is_number())
+        seconds = std::min(seconds, cv.work["mean_form_s"].get<double>());
+      if (t.role == "floor") floor[cv.key()] = std::max(floor[cv.key()], seconds);
+      else add[cv.key()] += seconds;
+    }
+    if (t.per_component.empty() && t.role == "floor" && t.value.seconds)
+      floor[t.name] = std::max(floor[t.name], *t.value.seconds);
+  }
+  double best = 0;
+  for (const auto &[key, seconds] : floor) best = std::max(best, seconds + add[key]);
+  for (const auto &[key, seconds] : add) best = std::max(best, floor[key] + seconds);
+  return best;
+}
+
 void grid_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Finding> &findings) {
   Gap gap{"grid", "cores left idle by the last wave (tail) or by a grid smaller than the cores", std::nullopt,
-          "strict: the waves of the bound's own schedule", json::array(), ""};
+          "estimate: the bound minus the largest floor that does not depend on the waves (the mean forms of the "
+          "busiest-core floors, the memory and chip-level terms), at most bound x (1 - occupancy)",
+          json::array(), ""};
   const json &s = ctx.schedule;
   double blocks = schedule_number(s, "blocks", 0), slots = schedule_number(s, "slots", 0);
   double waves = schedule_number(s, "waves", 0), occupancy = schedule_number(s, "occupancy", 1);
@@ -276,12 +303,18 @@ void grid_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Finding> &
     gaps.push_back(std::move(gap));
     return;
   }
-  gap.seconds = ctx.bound_seconds * (1.0 - occupancy);
+  // Filling the idle slots can save no more than the waves cost the binding
+  // floor, bound x (1 - occupancy), and nothing below what the kernel needs
+  // with its work spread evenly: a floor that does not depend on the waves
+  // (HBM, say) that binds leaves nothing to gain.
+  const double balanced = balanced_bound(ctx.in.terms);
+  gap.seconds = std::max(0.0, std::min(ctx.bound_seconds * (1.0 - occupancy), ctx.bound_seconds - balanced));
   double tail = schedule_number(s, "tail_wave_blocks", 0);
   gap.evidence.push_back({{"blocks", blocks}, {"slots", slots}, {"slot_kind", s.value("slot_kind", "")},
-                          {"waves", waves}, {"tail_wave_blocks", tail}, {"occupancy", occupancy}});
+                          {"waves", waves}, {"tail_wave_blocks", tail}, {"occupancy", occupancy},
+                          {"balanced_bound_s", balanced}});
   gaps.push_back(gap);
-  if (occupancy >= 0.999) return;
+  if (occupancy >= 0.999 || *gap.seconds <= 0) return;
   Finding f;
   f.id = "grid.waves";
   f.category = "grid";
@@ -430,7 +463,7 @@ void coalescing_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Find
     it->bytes += bytes;
     it->loss += loss;
     it->lines.push_back(t.line);
-    for (const std::string &place : python_accesses(ctx.in.dsl, t.triton_arg, t.write))
+    for (const std::string &place : python_accesses(ctx.in.dsl, t.arg, t.write))
       if (std::find(it->python.begin(), it->python.end(), place) == it->python.end()) it->python.push_back(place);
   }
   for (const Group &g : groups) {
@@ -461,6 +494,92 @@ void coalescing_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Find
     findings.push_back(std::move(f));
   }
   gap.seconds = total;
+  gaps.push_back(std::move(gap));
+}
+
+/// What the critical path (docs/model.md §3.6) says about latency: the
+/// serialized events on each core's chain per block (PIPE_ALL barriers,
+/// matched wait_flags, DMA completions), the loops whose barriers make the
+/// chain longer than their busiest pipe, and the chain per block.
+struct LatencyChain {
+  std::string core, function;
+  double events = 0, barriers = 0, flag_waits = 0, dma = 0;
+  double chain = 0, busiest = 0;
+  std::vector<int> lines;
+};
+
+std::vector<LatencyChain> latency_chains(const Context &ctx) {
+  std::vector<LatencyChain> out;
+  const Term *t = find_term(ctx.in.terms, "critical_path", "hivm");
+  if (t == nullptr) return out;
+  for (const ComponentValue &cv : t->per_component) {
+    const json &w = cv.work;
+    LatencyChain c;
+    c.core = cv.core;
+    c.function = w.value("function", std::string());
+    c.barriers = w.value("pipe_all_barriers_per_block", 0.0);
+    c.flag_waits = w.value("flag_waits_on_path_per_block", 0.0);
+    c.dma = w.value("dma_on_path_per_block", 0.0);
+    c.events = c.barriers + c.flag_waits + c.dma;
+    c.chain = w.value("strict_chain_per_block_s", 0.0);
+    c.busiest = w.value("busiest_pipe_per_block_s", 0.0);
+    if (w.contains("path_lines") && w["path_lines"].is_array())
+      for (const json &l : w["path_lines"])
+        if (l.is_number_integer()) c.lines.push_back(l.get<int>());
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+void latency_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Finding> &findings) {
+  const Term *t = find_term(ctx.in.terms, "critical_path", "hivm");
+  if (t == nullptr) return;
+  Gap gap{"latency",
+          "serialized latency: waits on the critical path (DMA completions, set_flag/wait_flag pairs, PIPE_ALL "
+          "barriers) whose per-event latency the bound does not count",
+          std::nullopt, "the critical_path term's chain per block (docs/model.md §3.6)", json::array(),
+          "per-event latencies are not in the profile's calibration; with a measurement, attribution.latency gives "
+          "what each event would have to cost"};
+  double waves = t->schedule.is_object() ? t->schedule.value("waves", 0.0) : 0.0;
+  for (const LatencyChain &c : latency_chains(ctx)) {
+    gap.evidence.push_back({{"core", c.core},
+                            {"function", c.function},
+                            {"events_per_block", c.events},
+                            {"pipe_all_barriers_per_block", c.barriers},
+                            {"flag_waits_per_block", c.flag_waits},
+                            {"dma_completions_per_block", c.dma},
+                            {"chain_per_block_s", c.chain},
+                            {"busiest_pipe_per_block_s", c.busiest},
+                            {"lines", c.lines}});
+  }
+  // Loops whose PIPE_ALL barriers serialize DMA and compute: the chain they
+  // force beyond their busiest pipe, the time double-buffering could save.
+  for (const ComponentValue &cv : t->per_component) {
+    const json &loops = cv.work.contains("serialized_loops") ? cv.work["serialized_loops"] : json();
+    if (!loops.is_array()) continue;
+    for (const json &l : loops) {
+      double chain = l.value("chain_per_block_s", 0.0), busiest = l.value("busiest_pipe_per_block_s", 0.0);
+      int line = l.value("line", 0);
+      Finding f;
+      f.id = "latency.serialized_loop." + cv.core + "." + std::to_string(line);
+      f.category = "serialization";
+      f.title = "the loop at line " + std::to_string(line) + " on " + cv.core + " runs " +
+                u::format_number(l.value("pipe_all_barriers_per_iteration", 0.0)) +
+                " pipe_barrier[PIPE_ALL] per iteration: its chain is " + human_seconds(chain) +
+                " per block against " + human_seconds(busiest) + " on its busiest pipe";
+      f.action = "double-buffer the loop: give the DMA and the compute separate buffers and order them with "
+                 "set_flag/wait_flag instead of PIPE_ALL, so one tile's transfer overlaps the other's compute";
+      if (waves > 0) {
+        f.gain = (chain - busiest) * waves;
+        f.basis = "estimate (diagnostic): (chain - busiest pipe) per block x waves, throughput only";
+      } else {
+        f.gain_reason = "the schedule is unknown";
+      }
+      f.evidence.push_back(l);
+      f.source = source_of(ctx.in.hivm != nullptr ? ctx.in.hivm->origin : std::string(), line, "");
+      findings.push_back(std::move(f));
+    }
+  }
   gaps.push_back(std::move(gap));
 }
 
@@ -626,10 +745,14 @@ std::vector<const CoverageRow *> relevant_rows(const HivmView &view, const std::
   std::vector<const CoverageRow *> out;
   for (const auto &[key, row] : view.coverage) {
     bool core_ok = core.empty() || row.core == core;
-    bool match = component == "scalar" ? core_ok && row.component == "issue"
-                 : component == "hbm"  ? row.component == "mte2" || row.component == "mte3"
-                 : component.empty()   ? row.component != "issue"
-                                       : core_ok && row.component == component;
+    // Ops the extractor does not model (row `<core>.unmodelled`) may do any
+    // kind of work: they matter to every binding component on their core.
+    bool unmodelled = !component.empty() && row.component == "unmodelled" && core_ok;
+    bool match = unmodelled                ? true
+                 : component == "scalar" ? core_ok && row.component == "issue"
+                 : component == "hbm"    ? row.component == "mte2" || row.component == "mte3"
+                 : component.empty()     ? row.component != "issue"
+                                         : core_ok && row.component == component;
     if (match) out.push_back(&row);
   }
   return out;
@@ -775,7 +898,17 @@ json coverage_json(const CombineInputs &in, const Limit *chosen, std::string &wa
       b["work_counted_per_block"] = binding.has_work() ? json(binding.work_counted) : json(nullptr);
       b["work_share"] = binding.has_work() ? json(binding.work_share()) : json(nullptr);
       hivm["binding"] = std::move(b);
-      if (binding.lowest() < kCoverageWarning || all.share() < kMostOfTheKernel) warning = sentence;
+      // An op that is not modelled on the binding core may hold any amount of
+      // work: the verdict says so however few such ops there are.
+      const bool unmodelled_work = std::any_of(relevant.begin(), relevant.end(), [](const CoverageRow *r) {
+        return r->component == "unmodelled" && r->ops_present > r->ops_counted;
+      });
+      if (binding.lowest() < kCoverageWarning || all.share() < kMostOfTheKernel || unmodelled_work) warning = sentence;
+    } else if (chosen != nullptr && all.share() < kCoverageWarning) {
+      // The DSL tier binds, but the HIVM tier left out part of the kernel:
+      // counted, its limit might have been the larger one, so the bound is
+      // partial all the same.
+      warning = coverage_sentence(all, view, relevant_rows(view, "", ""), hint);
     }
     out["hivm"] = std::move(hivm);
   }
@@ -998,6 +1131,7 @@ json combine(CombineInputs in, const CombineOptions &options) {
   coalescing_gap(ctx, gaps, findings);
   serialization_gap(ctx, gaps, findings);
   intra_unit_gap(ctx, gaps, findings);
+  latency_gap(ctx, gaps, findings);
   if (invariant.contains("holds") && invariant["holds"].is_boolean() && !invariant["holds"].get<bool>()) {
     Finding f;
     f.id = "invariant.dsl_above_hivm";
@@ -1035,6 +1169,41 @@ json combine(CombineInputs in, const CombineOptions &options) {
     attribution["gap"] = Time::unknown("no measurement given").to_json();
     attribution["explained"] = Time::known(explained).to_json();
     attribution["note"] = "each gap is the estimated time a fix would save (separate what-ifs, not additive)";
+  }
+  // With a measurement, the time no throughput term explains, set against
+  // the critical path's serialized events: what each would have to cost.
+  if (options.measured_seconds && chosen != nullptr) {
+    double unexplained = std::max(0.0, *options.measured_seconds - *chosen->value.seconds - explained);
+    const Term *cp = find_term(in.terms, "critical_path", "hivm");
+    double waves = cp != nullptr && cp->schedule.is_object() ? cp->schedule.value("waves", 0.0) : 0.0;
+    const LatencyChain *busiest_chain = nullptr;
+    std::vector<LatencyChain> chains = latency_chains(ctx);
+    for (const LatencyChain &c : chains)
+      if (c.events > 0 && (busiest_chain == nullptr || c.events > busiest_chain->events)) busiest_chain = &c;
+    if (busiest_chain != nullptr && waves > 0 && unexplained > 0) {
+      const LatencyChain &c = *busiest_chain;
+      double per_event = unexplained / (waves * c.events);
+      std::string lines;
+      for (size_t idx = 0; idx < c.lines.size() && idx < 8; ++idx) lines += (idx ? ", " : "") + std::to_string(c.lines[idx]);
+      if (c.lines.size() > 8) lines += ", ...";
+      std::string sentence = "per block " + u::format_number(c.dma) + " DMA completions, " + u::format_number(c.flag_waits) +
+                             " flag waits and " + u::format_number(c.barriers) + " PIPE_ALL barriers on " + c.core +
+                             "'s critical path" + (lines.empty() ? std::string() : " (lines " + lines + ")") +
+                             "; the unexplained " + human_seconds(unexplained) + " over " + u::format_number(waves) +
+                             " waves implies up to " + human_seconds(per_event) + " per event";
+      attribution["latency"] = {{"core", c.core},
+                                {"events_per_block", c.events},
+                                {"unexplained", Time::known(unexplained).to_json()},
+                                {"implied_per_event", Time::known(per_event).to_json()},
+                                {"lines", c.lines},
+                                {"sentence", sentence}};
+      if (unexplained > 0.5 * (*options.measured_seconds - *chosen->value.seconds) && report.contains("verdict") &&
+          report["verdict"].is_object()) {
+        json &said = report["verdict"];
+        said["latency"] = sentence;
+        said["why"] = said.value("why", std::string()) + "; most of the measured time is latency: " + sentence;
+      }
+    }
   }
   report["attribution"] = std::move(attribution);
 

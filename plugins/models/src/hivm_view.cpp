@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <iterator>
 #include <unordered_map>
 #include <utility>
@@ -113,6 +114,11 @@ const json *number_member(const json &obj, const char *key) {
 /// The strict amount of one quantity of one layer: the per-block minimum
 /// over all blocks and the grid's exact excess over blocks x minimum;
 /// nullopt (with `why`) when no sound minimum is known.
+/// The minimum is the extractor's block_min. Without it, only a per-block
+/// sum the extractor states exact counts: the representative execution
+/// (`exec`, block 0's first iteration) times the fewest executions is no
+/// minimum when executions differ (a row that shrinks with the loop index
+/// past the enumeration budget), so it is never used.
 std::optional<Amount> measure(const Layer &l, const char *key, std::optional<double> per_exec, bool per_exec_estimated,
                               double blocks, std::string &why) {
   const CountFacts &count = l.count;
@@ -124,14 +130,17 @@ std::optional<Amount> measure(const Layer &l, const char *key, std::optional<dou
   } else if (!count.block_dependent) {
     const json *b = number_member(*l.block, key);
     if (count.exact && b != nullptr && !has_reason(*l.total_reasons, key)) uniform = b->get<double>();
-    else if (per_exec && !per_exec_estimated) uniform = count.min * *per_exec;
+    else if (count.min <= 0) uniform = 0.0;  // nothing surely runs: nothing to lower
   } else {
     // A block-dependent op without the extractor's block_min: block 0 is
     // not a minimum, so only an exact grid sum counts (below).
     uniform = 0.0;
   }
   if (!uniform) {
-    why = per_exec ? "per-execution value is an estimate" : "per-execution value unknown";
+    why = !per_exec             ? "per-execution value unknown"
+          : per_exec_estimated ? "per-execution value is an estimate"
+                               : "no guaranteed per-block minimum (block_min) and no exact per-block sum: the "
+                                 "executions' values differ and are not all known";
     return std::nullopt;
   }
   Amount out;
@@ -250,6 +259,9 @@ class ProgramReader {
   void read_blocks(const json &program);
   void add_op(const json &op);
   HivmView finish(const json &program);
+  /// The view as aggregated so far (op_work reads one record's share).
+  [[nodiscard]] const HivmView &partial() const { return view_; }
+  void set_blocks(std::optional<double> blocks) { view_.blocks = blocks; }
 
  private:
   HivmView view_;
@@ -295,11 +307,63 @@ void ProgramReader::read_blocks(const json &program) {
 }
 
 /// One op record: its work, coverage, transfers; and its row in `ops_`.
+/// An op whose work no term counts because the extractor does not model it
+/// (`modelled: false`) or does not know which core runs it (`core: unknown`):
+/// listed as not counted, with its reason and the bytes of its shaped operands.
+/// One with a memref/tensor operand (or a work class) is taken to do work: it
+/// is present on row `<core>.unmodelled` and lowers coverage; one without is
+/// left out by rule. Rows of core "unknown" count for the kernel as a whole.
+void note_unmodelled(HivmView &view, const json &op, const std::string &core) {
+  const std::string name = string_or(op, "op");
+  const std::string cls = string_or(op, "class");
+  const int line = static_cast<int>(number_or(op, "line", 0));
+  const CountFacts count = count_of(child(op, "count"));
+  if (count.known_zero()) return;  // never executes in this launch
+  const json &opaque = child(op, "opaque");
+  const double shaped = number_or(opaque, "shaped_operands", 0);
+  const bool work_class = cls.rfind("vector_", 0) == 0 || cls == "dma" || cls == "cube" || cls == "cube_macro";
+  const bool work = shaped > 0 || work_class;
+  const bool on_core = core == "aic" || core == "aiv";
+  if (!work && bool_or(op, "modelled", true)) return;  // a scalar op of a mix function: on no core, no work
+  CoverageRow &row = view.coverage[(on_core ? core : std::string("unknown")) + ".unmodelled"];
+  row.core = on_core ? core : "unknown";
+  row.component = "unmodelled";
+  row.unit = "op";
+  Uncounted u;
+  u.line = line;
+  u.op = name;
+  u.core = row.core;
+  u.component = "unmodelled";
+  std::string reason = string_or(opaque, "reason");
+  if (reason.empty()) reason = string_or(op, "pipe_reason");
+  if (reason.empty()) reason = "op not modelled: " + name;
+  if (!on_core) reason = "no core is known for it (its function has no core type, and either core could run it); " + reason;
+  if (shaped > 0) {
+    const json &bytes = child(opaque, "operand_bytes");
+    reason += bytes.is_number() ? "; its " + std::to_string(static_cast<int64_t>(shaped)) + " shaped operand(s) hold " +
+                                      std::to_string(bytes.get<int64_t>()) + " B"
+                                : "; its " + std::to_string(static_cast<int64_t>(shaped)) +
+                                      " shaped operand(s) have a dynamic size";
+  } else if (!work) {
+    reason += " (no shaped operand: no work assumed)";
+  }
+  u.reason = reason;
+  if (count.value) u.issued_estimate = *count.value;
+  if (work) {
+    ++row.ops_present;
+    if (count.value) row.present += *count.value;
+  } else {
+    ++row.ops_excluded;
+  }
+  view.note_uncounted(std::move(u));
+}
+
 void ProgramReader::add_op(const json &op) {
   HivmView &view = view_;
   ops_.add(op);
   const double grid_blocks = view.blocks.value_or(0);
   std::string core = string_or(op, "core");
+  if (!bool_or(op, "modelled", true) || (core != "aic" && core != "aiv")) note_unmodelled(view, op, core);
   if (core != "aic" && core != "aiv") return;
   const std::string name = string_or(op, "op");
   const std::string cls = string_or(op, "class");
@@ -510,7 +574,11 @@ void ProgramReader::add_op(const json &op) {
         for (const json &buffer : side)
           if (string_or(buffer, "space") == "gm") {
             t.gm_buffer = string_or(buffer, "kind", "unknown");
-            if (t.gm_buffer == "arg") t.gm_arg = static_cast<int>(number_or(buffer, "id", -1));
+            // Which argument: resolved to its Triton position in finish().
+            if (t.gm_buffer == "arg" && buffer.contains("id") && buffer["id"].is_number_integer()) {
+              t.hivm_arg = buffer["id"].get<int>();
+              t.function = static_cast<int>(number_or(op, "function", -1));
+            }
           }
       view.transfers.push_back(t);
     }
@@ -531,15 +599,20 @@ HivmView ProgramReader::finish(const json &program) {
                        [&](const HivmView::MissingArg &m) { return m.position == position; }))
         view.missing_args.push_back({position, string_or(a, "name"), string_or(a, "type")});
     }
-  // The Triton position of each transfer's GM argument (the findings name
-  // the Python access it comes from).
-  if (functions.is_array() && !functions.empty())
-    for (Transfer &t : view.transfers) {
-      const json &args = child(functions[0], "args");
-      if (t.gm_arg >= 0 && args.is_array() && static_cast<size_t>(t.gm_arg) < args.size() &&
-          child(args[static_cast<size_t>(t.gm_arg)], "triton_index").is_number())
-        t.triton_arg = child(args[static_cast<size_t>(t.gm_arg)], "triton_index").get<int>();
+  // The GM argument of each transfer by its Triton position (the key the
+  // DSL tier's per-argument figures use; the AIC and AIV functions of a mix
+  // kernel number their HIVM arguments alike, their Triton positions too).
+  for (Transfer &t : view.transfers) {
+    if (t.hivm_arg < 0 || !functions.is_array()) continue;
+    for (const json &fn : functions) {
+      if (static_cast<int>(number_or(fn, "index", -2)) != t.function) continue;
+      const json &args = child(fn, "args");
+      if (args.is_array() && static_cast<size_t>(t.hivm_arg) < args.size()) {
+        const json &position = child(args[static_cast<size_t>(t.hivm_arg)], "triton_index");
+        if (position.is_number_integer()) t.arg = position.get<int>();
+      }
     }
+  }
   if (const std::string hint = view.missing_args_hint(); !hint.empty())
     for (Uncounted &u : view.uncounted)
       if (u.hint.empty() || u.hint.rfind("give the launch values", 0) == 0) u.hint = hint;
@@ -630,7 +703,18 @@ HivmView ProgramReader::finish(const json &program) {
 /// array of objects.
 class ProgramSax : public nlohmann::json_sax<json> {
  public:
-  explicit ProgramSax(ProgramReader &reader) : reader_(reader) {}
+  /// Where the ops go: `blocks` is called once the root members before
+  /// `ops` are known and they include `blocks` (ops are then handed over
+  /// as they complete), `op` with each element of `ops`.
+  struct Sink {
+    std::function<void(const json &root)> blocks;
+    std::function<void(const json &op)> op;
+  };
+  explicit ProgramSax(ProgramReader &reader)
+      : ProgramSax(Sink{[&reader](const json &head) { reader.read_blocks(head); },
+                        [&reader](const json &op) { reader.add_op(op); }},
+                   kReaderMembers) {}
+  ProgramSax(Sink sink, std::vector<std::string> members) : sink_(std::move(sink)), members_(std::move(members)) {}
 
   json root;
   std::vector<json> held;  // ops that came before `blocks`, in order
@@ -638,10 +722,10 @@ class ProgramSax : public nlohmann::json_sax<json> {
   bool again = false;      // `ops` or `blocks` appears twice: read the whole document instead
 
   /// The members of the root that ProgramReader reads.
-  static bool read_member(const std::string &key) {
-    static const char *const kRead[] = {"blocks", "fallbacks", "functions", "given_facts", "loops",
-                                        "ops", "source", "sync", "unmodelled"};
-    return std::any_of(std::begin(kRead), std::end(kRead), [&](const char *k) { return key == k; });
+  inline static const std::vector<std::string> kReaderMembers = {
+      "blocks", "fallbacks", "functions", "given_facts", "loops", "ops", "source", "sync", "unmodelled"};
+  bool read_member(const std::string &key) const {
+    return std::find(members_.begin(), members_.end(), key) != members_.end();
   }
 
   bool null() override { return value(json(nullptr)); }
@@ -716,7 +800,7 @@ class ProgramSax : public nlohmann::json_sax<json> {
       // Every member before `ops` is complete: the ops can be added now
       // when the block count they need is among them.
       online = root.contains("blocks");
-      if (online) reader_.read_blocks(root);
+      if (online) sink_.blocks(root);
     }
     return true;
   }
@@ -733,14 +817,15 @@ class ProgramSax : public nlohmann::json_sax<json> {
   }
   void hand_over() {
     if (online) {
-      reader_.add_op(element_);
+      sink_.op(element_);
       element_ = json();
     } else {
       held.push_back(std::move(element_));
     }
   }
 
-  ProgramReader &reader_;
+  Sink sink_;
+  std::vector<std::string> members_;
   std::vector<json *> open_;  // the containers being built, innermost last
   json *slot_ = nullptr;      // the member named by the last key
   json *ops_ = nullptr;       // the root's `ops` array while it is open (stays empty)
@@ -758,6 +843,44 @@ HivmView HivmView::from_json(const json &program, const std::string &origin) {
   reader.read_blocks(program);
   for (const json &op : program["ops"]) reader.add_op(op);
   return reader.finish(program);
+}
+
+json stream_program(std::string_view text, const std::string &origin, const char *port,
+                    const std::vector<std::string> &members, const std::function<void(const json &root)> &on_blocks,
+                    const std::function<void(const json &op)> &on_op) {
+  std::vector<std::string> keep = members;
+  for (const char *needed : {"blocks", "ops"})
+    if (std::find(keep.begin(), keep.end(), needed) == keep.end()) keep.emplace_back(needed);
+  ProgramSax sax(ProgramSax::Sink{on_blocks, on_op}, keep);
+  if (!json::sax_parse(text.data(), text.data() + text.size(), &sax))
+    throw pb::sdk::InputError(origin + ": input '" + port + "' is not valid JSON");
+  if (sax.again) {
+    // A repeated `ops` or `blocks`: the last one counts, as in a parsed
+    // document; read the whole document.
+    json whole = json::parse(text);
+    json root = json::object();
+    for (const std::string &key : keep)
+      if (whole.contains(key) && key != "ops") root[key] = whole[key];
+    on_blocks(root);
+    for (const json &op : whole["ops"]) on_op(op);
+    return root;
+  }
+  if (!sax.online) {
+    on_blocks(sax.root);
+    for (const json &op : sax.held) on_op(op);
+  }
+  return std::move(sax.root);
+}
+
+OpWork op_work(const json &op, std::optional<double> blocks) {
+  ProgramReader reader("op");
+  reader.set_blocks(blocks);
+  reader.add_op(op);
+  OpWork out;
+  out.core = string_or(op, "core");
+  for (const auto &[key, cw] : reader.partial().components)
+    for (const auto &[cls, amount] : cw.by_class) out.items.push_back({cw.component, cls, amount});
+  return out;
 }
 
 HivmView HivmView::from_text(std::string_view text, const std::string &origin, const char *port) {
@@ -918,8 +1041,8 @@ json HivmView::to_work() const {
   doc["vector_flop"] = amounts(vector_flop);
   json rows = json::array();
   for (const Transfer &t : transfers)
-    rows.push_back(json::array({t.write, t.transfer_bytes, t.packet_bytes, t.path, t.core, amount_row(t.bytes), t.line, t.gm_buffer,
-                                t.triton_arg}));
+    rows.push_back(json::array({t.write, t.transfer_bytes, t.packet_bytes, t.path, t.core, amount_row(t.bytes), t.line,
+                                t.gm_buffer, t.arg >= 0 ? json(t.arg) : json(nullptr)}));
   doc["transfers"] = std::move(rows);
   rows = json::array();
   for (const BarrierStats &b : barriers)
@@ -1011,9 +1134,7 @@ HivmView HivmView::from_work(const json &work, const std::string &origin) {
   const json &transfers = in.member("transfers", true);
   view.transfers.reserve(transfers.size());
   for (size_t idx = 0; idx < transfers.size(); ++idx) {
-    // Nine fields since the Triton position; a document from before has eight.
-    const bool with_arg = transfers[idx].is_array() && transfers[idx].size() == 9;
-    const json &r = in.row(transfers, "transfers", idx, with_arg ? 9 : 8);
+    const json &r = in.row(transfers, "transfers", idx, 9);
     Transfer t;
     t.write = in.flag(r[0], "transfers");
     t.transfer_bytes = in.number(r[1], "transfers");
@@ -1023,7 +1144,7 @@ HivmView HivmView::from_work(const json &work, const std::string &origin) {
     t.bytes = in.amount(r[5], "transfers");
     t.line = static_cast<int>(in.number(r[6], "transfers"));
     t.gm_buffer = in.text(r[7], "transfers");
-    if (with_arg) t.triton_arg = static_cast<int>(in.number(r[8], "transfers"));
+    if (!r[8].is_null()) t.arg = static_cast<int>(in.number(r[8], "transfers"));
     view.transfers.push_back(std::move(t));
   }
   const json &barriers = in.member("barriers", true);

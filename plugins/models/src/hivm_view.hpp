@@ -14,12 +14,16 @@
 // figures never include it.
 // A quantity the extractor marks estimated or unknown contributes nothing
 // and is listed in `missing` and in `uncounted` (the bound stays a lower
-// bound without it, and the report says what it left out).
+// bound without it, and the report says what it left out). The per-block
+// minimum is the extractor's block_min, or an exact per-block sum; the
+// representative execution (`exec`) is never multiplied by the count: past
+// the enumeration budget it is one sample, not a minimum.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PERFBOUND_MODELS_HIVM_VIEW_HPP
 #define PERFBOUND_MODELS_HIVM_VIEW_HPP
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -96,8 +100,10 @@ struct Transfer {
   Amount bytes;
   int line = 0;
   std::string gm_buffer;  // kind of the GM-side root buffer: arg, workspace, alloc, unknown
-  int gm_arg = -1;        // the dump's argument index of that buffer when it is an argument
-  int triton_arg = -1;    // its Triton position (-1: not an argument, or unknown)
+  int arg = -1;           // Triton position of the GM-side kernel argument (gm_buffer "arg"); -1 when unknown
+  // While reading a program: the op's function and the HIVM argument index,
+  // resolved to `arg` once the functions are read.
+  int function = -1, hivm_arg = -1;
 };
 
 struct BarrierStats {
@@ -239,6 +245,34 @@ struct HivmView {
 
 /// The msprof component of a HIVM pipe ("V" -> "vector", "MTE2" -> "mte2").
 std::string component_of_pipe(const std::string &pipe);
+
+/// The work of one op record, split the way the view aggregates it: one
+/// entry per (component, work class) with its sound amount (per-block
+/// minimum, grid excess, and what the user's facts add). `blocks` is the
+/// grid's block count (nullopt when unknown). The same rules as the view's
+/// own aggregation, applied to one record (the critical_path term weighs
+/// each op of the ordering graph with it).
+struct OpWorkItem {
+  std::string component;  // vector, cube, scalar, mte1, mte2, mte3, fixpipe
+  std::string work_class;
+  Amount amount;
+};
+struct OpWork {
+  std::string core;  // aic | aiv | "" (not on a core the view counts)
+  std::vector<OpWorkItem> items;
+};
+OpWork op_work(const json &op, std::optional<double> blocks);
+
+/// Streams the text of a perfbound.hivm_program/1 without holding its ops:
+/// `on_blocks` is called once with the root members read so far (among
+/// `members`, and always `blocks`) before the first op is handed to
+/// `on_op`; each element of `ops` is then handed over as soon as it is
+/// complete and dropped. Returns the root members in `members` (`ops`
+/// empty). Throws pb::sdk::InputError "<origin>: input '<port>' is not
+/// valid JSON" on invalid JSON.
+json stream_program(std::string_view text, const std::string &origin, const char *port,
+                    const std::vector<std::string> &members, const std::function<void(const json &root)> &on_blocks,
+                    const std::function<void(const json &op)> &on_op);
 
 }  // namespace pb::models
 

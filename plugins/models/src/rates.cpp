@@ -48,6 +48,7 @@ RateKind kind_of(const json *quantity, RateKind fallback) {
   if (kind == "peak") return RateKind::Peak;
   if (kind == "sustained") return RateKind::Sustained;
   if (kind == "theoretical") return RateKind::Theoretical;
+  if (kind == "argued") return RateKind::Argued;
   return fallback;
 }
 
@@ -98,7 +99,8 @@ std::string cube_key(const std::string &dtype) {
   if (d.rfind("cube_", 0) == 0) d = d.substr(5);
   if (d == "f16" || d == "fp16" || d == "half") return "cube_fp16";
   if (d == "bf16") return "cube_bf16";
-  if (d == "f32" || d == "fp32" || d == "tf32" || d == "hf32") return "cube_fp32";
+  if (d == "f32" || d == "fp32") return "cube_fp32";
+  if (d == "tf32" || d == "hf32") return "cube_" + d;
   if (d == "i8" || d == "int8" || d == "s8" || d == "u8") return "cube_int8";
   return "cube_" + d;
 }
@@ -120,6 +122,7 @@ const char *rate_kind_name(RateKind kind) {
     case RateKind::Theoretical: return "theoretical";
     case RateKind::Peak: return "peak";
     case RateKind::Sustained: return "sustained";
+    case RateKind::Argued: return "argued";
   }
   return "theoretical";
 }
@@ -261,8 +264,7 @@ Rates Rates::from_profile(const json &profile, const std::string &origin) {
   return rates;
 }
 
-Rate<u::FlopPerSecond> Rates::cube(const std::string &dtype) const {
-  std::string key = cube_key(dtype);
+Rate<u::FlopPerSecond> Rates::cube_figure(const std::string &key) const {
   const json *q = member(profile_, {"peak", key.c_str()});
   std::optional<double> per_cycle = value_of(q);
   RateRecord theo{"", per_cycle ? std::optional<double>(*per_cycle * clock.value()) : std::nullopt, "FLOP/s",
@@ -274,6 +276,49 @@ Rate<u::FlopPerSecond> Rates::cube(const std::string &dtype) const {
   const double cal_value = cal.kind == RateKind::Peak && cal.value ? *cal.value : NAN;
   return faster_of<u::FlopPerSecond>("cube " + key.substr(5) + " (aic)", "FLOP/s", theo.value.value_or(NAN), theo, cal_value, cal,
                                   "profile has no peak." + key);
+}
+
+Rate<u::FlopPerSecond> Rates::cube(const std::string &dtype) const {
+  std::string key = cube_key(dtype);
+  const bool floating = key == "cube_fp16" || key == "cube_bf16" || key == "cube_fp32" || key == "cube_hf32" ||
+                        key == "cube_tf32";
+  // The fastest floating-point cube figure of the profile (any kind, or
+  // strict ones only).
+  auto fastest_float = [&](bool strict_only) {
+    std::optional<Rate<u::FlopPerSecond>> best;
+    for (const char *k : {"cube_fp16", "cube_bf16", "cube_fp32"}) {
+      Rate<u::FlopPerSecond> r = cube_figure(k);
+      if (!r.known() || (strict_only && !strict_kind(r.record.kind))) continue;
+      if (!best || r.value->value() > best->value->value()) best = r;
+    }
+    return best;
+  };
+  Rate<u::FlopPerSecond> rate;
+  if ((key == "cube_hf32" || key == "cube_tf32") && member(profile_, {"peak", key.c_str()}) == nullptr) {
+    // HF32/TF32 exist to be faster than fp32 (Huawei documents SetHF32 as
+    // raising the matmul's speed) and no public document gives their rate:
+    // a lower bound takes the fastest floating-point cube figure the
+    // profile has.
+    std::optional<Rate<u::FlopPerSecond>> best = fastest_float(false);
+    if (!best) {
+      rate.record = {"cube " + key.substr(5) + " (aic)", std::nullopt, "FLOP/s", RateKind::Theoretical, "profile:peak." + key,
+                     "", "the profile has no floating-point cube rate"};
+      return rate;
+    }
+    rate = *best;
+    rate.record.name = "cube " + key.substr(5) + " (aic)";
+    rate.record.note = "no public " + key.substr(5) + " rate (" + key.substr(5) +
+                       " is documented as faster than fp32): the fastest floating-point cube figure, " + best->record.source;
+  } else {
+    rate = cube_figure(key);
+  }
+  // A floating-point figure that may not enter a strict value (an argued
+  // fp32 rate) is bounded from above by the fastest strict floating-point
+  // cube figure: no floating-point MMAD is faster than the fastest one.
+  if (rate.known() && !strict_kind(rate.record.kind) && floating)
+    if (std::optional<Rate<u::FlopPerSecond>> bound = fastest_float(true))
+      if (bound->value->value() >= rate.value->value()) rate.strict_bound = bound->value;
+  return rate;
 }
 
 Rate<u::FlopPerSecond> Rates::vector_flop(const std::string &dtype) const {
@@ -302,6 +347,11 @@ Rate<u::FlopPerSecond> Rates::vector_flop(const std::string &dtype) const {
   rate.record = {"vector " + lower(dtype) + " (aiv)", std::nullopt, "FLOP/s", RateKind::Theoretical,
                  "profile:peak." + key, "", "no vector rate for element type '" + dtype + "'"};
   return rate;
+}
+
+bool Rates::has_path(const std::string &path_name) const {
+  std::string key = profile_path_key(path_name);
+  return member(profile_, {"paths", key.c_str()}) != nullptr;
 }
 
 Rate<u::BytesPerSecond> Rates::path(const std::string &path_name) const {

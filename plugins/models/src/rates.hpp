@@ -6,7 +6,11 @@
 //   - theoretical: a profile figure (datasheet, ISA, derivation);
 //   - peak: a calibration constant measured while the unit was busy;
 //   - sustained: a whole-task, contended or latency figure, usable in a
-//     bound only with a written argument (docs/model.md §2).
+//     bound only with a written argument (docs/model.md §2);
+//   - argued: a figure no public document gives (the profile says why it
+//     is still an upper limit): like sustained, it never enters a strict
+//     value; where a strict figure bounds it from above (the fastest
+//     floating-point cube rate for an fp32 cube) that one does.
 // When a theoretical figure and a calibrated peak both exist, the larger
 // (faster) one is used, and the record says which. A rate the profile marks
 // unknown comes back without a value and with the profile's reason.
@@ -36,8 +40,11 @@ namespace u = pb::units;
 /// Repeats per second (repeat/s): what vector repeats are divided by.
 using RepeatsPerSecond = u::Quantity<u::Dim<0, 0, 0, -1, 1>>;
 
-enum class RateKind { Theoretical, Peak, Sustained };
+enum class RateKind { Theoretical, Peak, Sustained, Argued };
 const char *rate_kind_name(RateKind kind);
+/// Whether a strict value may rest on a rate of this kind (theoretical or
+/// peak, docs/model.md §2).
+inline bool strict_kind(RateKind kind) { return kind == RateKind::Theoretical || kind == RateKind::Peak; }
 
 /// What a term records about a rate it used (bound_term/1 `rates[]`).
 struct RateRecord {
@@ -56,7 +63,14 @@ template <class Q>
 struct Rate {
   std::optional<Q> value;
   RateRecord record;
+  /// For a rate whose kind may not enter a strict value: a strict rate that
+  /// bounds it from above, when the profile has one (nullopt: work at this
+  /// rate adds nothing to a strict value).
+  std::optional<Q> strict_bound;
   [[nodiscard]] bool known() const { return value.has_value(); }
+  /// The rate a strict value may use: the value itself when its kind is
+  /// theoretical or peak, else the strict bound (or none).
+  [[nodiscard]] std::optional<Q> strict() const { return strict_kind(record.kind) ? value : strict_bound; }
 };
 
 /// A table y(x) from the calibration (points sorted by x).
@@ -82,8 +96,11 @@ class Rates {
   double cores_aic = 0, cores_aiv = 0, aiv_per_aic = 0;
   u::Bytes repeat_bytes{0};
 
-  /// Cube FLOP rate per AIC for an HIVM dtype ("bf16", "f16", "f32", "i8")
-  /// or a DSL unit class ("cube_bf16", ...).
+  /// Cube FLOP rate per AIC for an HIVM dtype ("bf16", "f16", "f32", "i8",
+  /// "hf32", "tf32") or a DSL unit class ("cube_bf16", ...). HF32/TF32
+  /// without a figure of their own take the fastest floating-point cube
+  /// figure; an argued floating-point figure carries the fastest strict one
+  /// as its strict bound.
   [[nodiscard]] Rate<u::FlopPerSecond> cube(const std::string &dtype) const;
   /// Vector FLOP rate per AIV for an element type ("f32", "f16", "bf16", ...).
   [[nodiscard]] Rate<u::FlopPerSecond> vector_flop(const std::string &dtype) const;
@@ -92,6 +109,8 @@ class Rates {
   /// A data path per core, by HIVM path ("gm_to_ub", "cc_to_gm", ...) or
   /// profile key ("gm_to_l1").
   [[nodiscard]] Rate<u::BytesPerSecond> path(const std::string &path) const;
+  /// Whether the profile has the path at all (known or marked unknown).
+  [[nodiscard]] bool has_path(const std::string &path) const;
   /// HBM bandwidth of the whole chip: max(memory.hbm_bandwidth,
   /// calibration hbm_read_allcore_peak).
   [[nodiscard]] const Rate<u::BytesPerSecond> &hbm() const { return hbm_; }
@@ -112,6 +131,8 @@ class Rates {
   static std::string profile_path_key(const std::string &hivm_path);
 
  private:
+  /// The profile's peak.<key> against its calibrated peak (the faster).
+  [[nodiscard]] Rate<u::FlopPerSecond> cube_figure(const std::string &key) const;
   json profile_;
   Rate<RepeatsPerSecond> vector_repeats_;
   Rate<u::BytesPerSecond> hbm_;

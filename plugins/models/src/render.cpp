@@ -251,6 +251,7 @@ std::string report(const json &doc, bool md) {
     if (a.contains("gaps"))
       for (const auto &[name, g] : a["gaps"].items())
         os << "| " << name << " | " << seconds_text(g) << " | " << str(g, "meaning") << " | " << str(g, "basis") << " |\n";
+    if (a.contains("latency")) os << "\nLatency: " << str(a["latency"], "sentence") << ".\n";
     coverage_text(os, doc, true);
     not_counted_text(os, doc, true);
     os << "\n### Findings\n\n";
@@ -284,6 +285,7 @@ std::string report(const json &doc, bool md) {
   if (a.contains("gaps"))
     for (const auto &[name, g] : a["gaps"].items())
       os << "  " << pad(name, 5) << "  " << pad(seconds_text(g), 10) << "  " << str(g, "meaning") << "\n";
+  if (a.contains("latency")) os << "  latency: " << str(a["latency"], "sentence") << "\n";
   coverage_text(os, doc, false);
   not_counted_text(os, doc, false);
   os << "\nfindings\n";

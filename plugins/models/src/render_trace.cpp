@@ -206,6 +206,51 @@ BoundSchedule bound_schedule(const json &report) {
   return out;
 }
 
+namespace {
+
+/// The critical_path term's chain of one block (docs/model.md §3.6), per
+/// core, as its own track ("critical path", thread 90 of the core's
+/// process): one slice per op on the chain in time order, each joined to
+/// the next by a flow arrow, so the waits the chain is made of read left to
+/// right. Nothing without the term.
+void critical_path_events(const json &report, json &events, int &flow_id) {
+  if (!report.is_object() || !report.contains("terms") || !report["terms"].is_array()) return;
+  for (const json &term : report["terms"]) {
+    if (text(term, "term") != "critical_path") continue;
+    for (const json &cv : array_of(term, "per_component")) {
+      const json &path = at(at(cv, "work"), "path");
+      if (!path.is_array() || path.empty()) continue;
+      const std::string core = text(cv, "core");
+      const int pid = core_pid(core), tid = 90;
+      events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", "critical path (one block)"}}}});
+      events.push_back({{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", pid}, {"tid", tid}, {"args", {{"sort_index", tid}}}});
+      double ts = 0;
+      bool first = true;
+      for (const json &step : path) {
+        double dur = number_of(step, "seconds_per_block", 0) * 1e6;
+        std::string name = text(step, "op") + " (line " + std::to_string(static_cast<int64_t>(number_of(step, "line", 0))) + ", " +
+                           text(step, "pipe") + ")";
+        json args = {{"line", at(step, "line")}, {"pipe", at(step, "pipe")}, {"term", "critical_path"}};
+        if (!first)
+          events.push_back({{"ph", "f"}, {"bp", "e"}, {"name", "chain"}, {"cat", "critical_path"}, {"id", flow_id},
+                            {"pid", pid}, {"tid", tid}, {"ts", ts}});
+        events.push_back({{"ph", "X"}, {"name", name}, {"cat", "critical_path"}, {"pid", pid}, {"tid", tid}, {"ts", ts},
+                          {"dur", dur}, {"args", args}});
+        ts += dur;
+        if (&step != &path.back()) {
+          ++flow_id;
+          events.push_back({{"ph", "s"}, {"name", "chain"}, {"cat", "critical_path"}, {"id", flow_id}, {"pid", pid},
+                            {"tid", tid}, {"ts", ts}});
+        }
+        first = false;
+      }
+      ++flow_id;
+    }
+  }
+}
+
+}  // namespace
+
 json render_trace(const json &report) {
   BoundSchedule schedule;
   try {
@@ -287,6 +332,7 @@ json render_trace(const json &report) {
                       {"tid", pipe_tid(ccomp)}, {"ts", end}, {"args", args}});
     ++flow_id;
   }
+  critical_path_events(report, events, flow_id);
   // One instant per barrier line, spread over the representative block in
   // line order (the bound does not place them in time; the order is the IR's).
   for (const json &b : schedule.barriers) {

@@ -18,10 +18,12 @@
 
 #include <perfbound/pb_host_ext_profile.h>
 #include <perfbound/sdk/input_file.hpp>
+#include <perfbound/sdk/number.hpp>
 
 #include "render.hpp"
 #include "render_html.hpp"
 #include "term.hpp"
+#include "terms.hpp"
 
 namespace pb::models {
 
@@ -43,6 +45,30 @@ constexpr double kMaxGridAxis = 2147483647.0;
 constexpr double kMaxGridPrograms = 9007199254740992.0;  // 2^53
 
 /// Refuses a grid axis value that is not a whole number in 1 .. 2^31 - 1.
+/// The values a scalar argument of type `type` ("i32", "i64", "ui16", "f32",
+/// ...) may take in a sweep: integers are problem sizes and trip bounds, a
+/// whole number from 0 to the type's maximum (a negative size or 1.5
+/// elements has no run time), at most 2^53 (a double holds every integer up
+/// to there); floats any finite number; an unknown type, 0 to 2^53.
+static pb::sdk::NumberRange arg_range(const std::string &type) {
+  constexpr double kExact = 9007199254740992.0;  // 2^53
+  if (!type.empty() && (type[0] == 'f' || type == "bf16")) return pb::sdk::NumberRange::finite();
+  std::string digits = type;
+  if (digits.rfind("ui", 0) == 0) digits = digits.substr(2);
+  else if (digits.rfind("si", 0) == 0 || digits.rfind("i", 0) == 0) digits = digits.substr(digits[0] == 's' ? 2 : 1);
+  else return pb::sdk::NumberRange::whole(0, kExact);
+  const bool is_unsigned = type.rfind("ui", 0) == 0;
+  int bits = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9' || bits > 1000) return pb::sdk::NumberRange::whole(0, kExact);
+    bits = bits * 10 + (c - '0');
+  }
+  if (bits <= 0) return pb::sdk::NumberRange::whole(0, kExact);
+  const int value_bits = bits == 1 || is_unsigned ? bits : bits - 1;
+  const double max = value_bits >= 53 ? kExact : std::ldexp(1.0, value_bits) - 1;
+  return pb::sdk::NumberRange::whole(0, max);
+}
+
 static void check_grid_axis(double v, const std::string &where) {
   if (!(v >= 1) || !(v <= kMaxGridAxis) || v != std::floor(v))
     throw pb::sdk::InputError(where + ": expected a whole number of programs from 1 to 2147483647 (tl.program_id is an i32), got " +
@@ -305,6 +331,7 @@ SweepModel SweepModel::build(const json &dsl, const Rates &rates, const std::str
       if (a.value("kind", std::string()) != "scalar") continue;
       std::string key = a.value("key", std::string());
       m.arg_keys.push_back(key);
+      m.arg_ranges.push_back(arg_range(a.value("type", std::string())));
       const json &given = json_at(launch, {"args", key.c_str()});
       m.base_args.push_back(given.is_number() ? given.get<double>() : num(a.contains("value") ? a["value"] : json(), NAN));
     }
@@ -356,6 +383,7 @@ SweepModel SweepModel::build(const json &dsl, const Rates &rates, const std::str
         continue;
       }
       item.time_per_unit = 1.0 / r.value->value();
+      if (std::optional<u::FlopPerSecond> strict = r.strict()) item.strict_time_per_unit = 1.0 / strict->value();
       m.items_.push_back(std::move(item));
     }
   // Vector work: dsl_facts gives it per program by type, not per op.
@@ -366,6 +394,8 @@ SweepModel SweepModel::build(const json &dsl, const Rates &rates, const std::str
         Rate<u::FlopPerSecond> r = rates.vector_flop(dtype);
         if (!per_program || !r.known()) continue;
         m.vector_flop_base_ += *per_program / (r.value->value() * m.aiv_instances_);
+        if (std::optional<u::FlopPerSecond> strict = r.strict())
+          m.vector_flop_base_strict_ += *per_program / (strict->value() * m.aiv_instances_);
       }
   int depth = 0;
   for (size_t idx = 0; idx < m.loops_.size(); ++idx) {
@@ -377,18 +407,20 @@ SweepModel SweepModel::build(const json &dsl, const Rates &rates, const std::str
 
   // Bytes: one item per access, on the read or the write path; unique bytes
   // per pointer argument for the memory term.
-  Rate<u::BytesPerSecond> read_path = rates.path(mix ? "gm_to_l1" : "gm_to_ub");
-  Rate<u::BytesPerSecond> read_ub = rates.path("gm_to_ub");
-  Rate<u::BytesPerSecond> write_path = rates.path(mix ? "l0c_to_gm" : "ub_to_gm");
-  Rate<u::BytesPerSecond> write_ub = rates.path("ub_to_gm");
-  double read_bw = read_path.known() && read_ub.known()
-                       ? (mix ? read_path.value->value() + m.aiv_instances_ * read_ub.value->value() : read_ub.value->value())
-                       : 0;
-  double write_bw = write_path.known() && write_ub.known()
-                        ? (mix ? write_path.value->value() + m.aiv_instances_ * write_ub.value->value() : write_ub.value->value())
-                        : 0;
+  // The block's GM paths, as the grid floor takes them (docs/model.md §3.1).
+  const Schedule block = make_schedule(1, mix, true, m.aiv_instances_, rates);
+  Rate<u::BytesPerSecond> read_paths = block_gm_rate(rates, block, false);
+  Rate<u::BytesPerSecond> write_paths = block_gm_rate(rates, block, true);
+  double read_bw = read_paths.known() ? read_paths.value->value() : 0;
+  double write_bw = write_paths.known() ? write_paths.value->value() : 0;
   m.block_bw_ = read_bw + write_bw;
+  m.read_bw_ = read_bw;
+  m.write_bw_ = write_bw;
   m.chip_bw_ = rates.hbm().known() ? rates.hbm().value->value() : 0;
+  if (std::optional<u::BytesPerSecond> r = read_paths.strict()) m.read_bw_strict_ = r->value();
+  if (std::optional<u::BytesPerSecond> w = write_paths.strict()) m.write_bw_strict_ = w->value();
+  if (std::optional<u::BytesPerSecond> c = rates.hbm().strict()) m.chip_bw_strict_ = c->value();
+  if (rates.l2().known()) m.l2_bytes_ = rates.l2().value->value();
   static const std::regex contiguous(R"(^\s*(\d+)\*pid_x \+ i0 < ([%A-Za-z_][A-Za-z0-9_]*)\s*$)");
   if (const json &accesses = json_at(dsl, {"accesses"}); accesses.is_array())
     for (const json &a : accesses) {
@@ -398,6 +430,8 @@ SweepModel SweepModel::build(const json &dsl, const Rates &rates, const std::str
       double bw = direction == "read" ? read_bw : write_bw;
       if (bw <= 0) continue;
       item.time_per_unit = 1.0 / bw;
+      double strict_bw = direction == "read" ? m.read_bw_strict_ : m.write_bw_strict_;
+      item.strict_time_per_unit = strict_bw > 0 ? 1.0 / strict_bw : 0.0;
       item.work_per_exec = num(json_at(a, {"bytes_per_execution"}));
       item.base_exec = sound_min(json_at(a, {"executions_per_program"})).value_or(0);
       item.loop = loop_of(json_at(a, {"loop"}));
@@ -450,6 +484,7 @@ SweepModel SweepModel::build(const json &dsl, const Rates &rates, const std::str
         }
         Item item;
         item.term = kSweepMemory;
+        item.write = write;
         item.fixed = true;
         item.depends = {-2};
         for (size_t k = 0; k < m.arg_keys.size(); ++k) item.depends.push_back(static_cast<int>(k));
@@ -490,11 +525,14 @@ SweepResult SweepModel::evaluate(const SweepConfig &c) const {
   const double waves = std::ceil(programs / slots_);
   double waves_form[kSweepTermCount] = {0, 0, 0, 0, 0};
   double mean_form[kSweepTermCount] = {0, 0, 0, 0, 0};
-  double unique = 0;
+  double strict_waves[kSweepTermCount] = {0, 0, 0, 0, 0};
+  double strict_mean[kSweepTermCount] = {0, 0, 0, 0, 0};
+  double unique_read = 0, unique_write = 0;
   double min_ratio = 1;
+  auto add_unique = [&](bool write, double bytes) { (write ? unique_write : unique_read) += bytes; };
   for (const Item &item : items_) {
     if (item.term == kSweepMemory) {
-      if (same_as_base(item.depends, c)) unique += item.base_unique;
+      if (same_as_base(item.depends, c)) add_unique(item.write, item.base_unique);
       else r.partial = true;
       continue;
     }
@@ -506,12 +544,14 @@ SweepResult SweepModel::evaluate(const SweepConfig &c) const {
       double n = std::max(0.0, c.args[static_cast<size_t>(item.bound_arg)]);
       double bytes = std::min(n, programs * item.k) * item.elem_bytes;
       mean_form[item.term] += bytes / slots_ * item.time_per_unit;
-      if (item.counts_unique) unique += bytes;
+      strict_mean[item.term] += bytes / slots_ * item.strict_time_per_unit;
+      if (item.counts_unique) add_unique(item.term == kSweepWrite, bytes);
       continue;
     }
     if (item.fixed) {
       if (same_as_base(item.depends, c)) {
         mean_form[item.term] += item.base_unique / slots_ * item.time_per_unit;
+        strict_mean[item.term] += item.base_unique / slots_ * item.strict_time_per_unit;
       } else {
         r.partial = true;
       }
@@ -520,21 +560,60 @@ SweepResult SweepModel::evaluate(const SweepConfig &c) const {
     double per_program = item.work_per_exec * item.base_exec * ratio;
     waves_form[item.term] += waves * per_program * item.time_per_unit;
     mean_form[item.term] += programs * per_program / slots_ * item.time_per_unit;
+    strict_waves[item.term] += waves * per_program * item.strict_time_per_unit;
+    strict_mean[item.term] += programs * per_program / slots_ * item.strict_time_per_unit;
   }
   // Vector work: scaled by the smallest loop ratio to the deepest nesting
   // (never above the true scale: docs/model.md §8).
   double vector_scale = min_ratio >= 1 ? 1.0 : std::pow(std::max(0.0, min_ratio), vector_depth_);
   waves_form[kSweepVector] += waves * vector_flop_base_ * vector_scale;
   mean_form[kSweepVector] += programs * vector_flop_base_ * vector_scale / slots_;
-  double active = std::min(programs, slots_);
+  strict_waves[kSweepVector] += waves * vector_flop_base_strict_ * vector_scale;
+  strict_mean[kSweepVector] += programs * vector_flop_base_strict_ * vector_scale / slots_;
+  // Memory (docs/model.md §3.3, §8): per direction the bytes over the active
+  // blocks' GM paths (any L2 state), the bytes beyond the L2 at the HBM
+  // figure, and, cold, every unique byte at min(active x block paths, HBM).
+  const double active = std::min(programs, slots_);
+  const double unique = unique_read + unique_write;
+  auto path_floor = [&](double read_bw, double write_bw) {
+    double t = 0;
+    if (read_bw > 0 && active > 0) t = std::max(t, unique_read / (active * read_bw));
+    if (write_bw > 0 && active > 0) t = std::max(t, unique_write / (active * write_bw));
+    return t;
+  };
+  const double forced =
+      l2_bytes_ > 0 ? std::max(0.0, unique_read - l2_bytes_) + std::max(0.0, unique_write - l2_bytes_) : 0.0;
   double bw = std::min(active * block_bw_, chip_bw_);
-  r.terms[kSweepMemory] = bw > 0 ? unique / bw : 0;
-  for (int t = 0; t < kSweepMemory; ++t) r.terms[static_cast<size_t>(t)] = std::max(waves_form[t], mean_form[t]);
-  for (int t = 0; t < kSweepTermCount; ++t)
+  double cold = bw > 0 ? unique / bw : 0;
+  r.terms[kSweepMemory] = std::max({cold, path_floor(read_bw_, write_bw_), chip_bw_ > 0 ? forced / chip_bw_ : 0.0});
+  r.strict_terms[kSweepMemory] =
+      std::max(path_floor(read_bw_strict_, write_bw_strict_), chip_bw_strict_ > 0 ? forced / chip_bw_strict_ : 0.0);
+  double cold_strict = 0;
+  if (chip_bw_strict_ > 0) {
+    double block_strict = read_bw_strict_ > 0 && write_bw_strict_ > 0 ? read_bw_strict_ + write_bw_strict_ : 0;
+    double bw_strict = block_strict > 0 ? std::min(active * block_strict, chip_bw_strict_) : chip_bw_strict_;
+    cold_strict = unique / bw_strict;
+  }
+  for (int t = 0; t < kSweepMemory; ++t) {
+    r.terms[static_cast<size_t>(t)] = std::max(waves_form[t], mean_form[t]);
+    r.strict_terms[static_cast<size_t>(t)] = std::max(strict_waves[t], strict_mean[t]);
+  }
+  for (int t = 0; t < kSweepTermCount; ++t) {
     if (r.terms[static_cast<size_t>(t)] > r.bound) {
       r.bound = r.terms[static_cast<size_t>(t)];
       r.binding = t;
     }
+    if (r.strict_terms[static_cast<size_t>(t)] > r.strict_bound) {
+      r.strict_bound = r.strict_terms[static_cast<size_t>(t)];
+      r.strict_binding = t;
+    }
+  }
+  r.strict_cold_bound = r.strict_bound;
+  r.strict_cold_binding = r.strict_binding;
+  if (cold_strict > r.strict_cold_bound) {
+    r.strict_cold_bound = cold_strict;
+    r.strict_cold_binding = kSweepMemory;
+  }
   return r;
 }
 
@@ -565,7 +644,10 @@ SweepConfig SweepModel::config_from_json(const json &value, const std::string &w
                                   (known.empty() ? "none" : known) + ")");
       }
       if (!v.is_number()) throw pb::sdk::InputError(where + ".args." + key + ": expected a number");
-      c.args[static_cast<size_t>(it - arg_keys.begin())] = v.get<double>();
+      const size_t k = static_cast<size_t>(it - arg_keys.begin());
+      if (std::string problem = pb::sdk::number_problem(v.get<double>(), arg_ranges[k]); !problem.empty())
+        throw pb::sdk::InputError(where + ".args." + key + " " + problem);
+      c.args[k] = v.get<double>();
     }
   }
   return c;
@@ -592,12 +674,25 @@ struct Axis {
 /// product of all axes, after sampling).
 constexpr double kMaxRangeValues = 1e15;
 
-Axis expand_range(const json &r, const std::string &where) {
-  if (r.is_number()) return Axis({r.get<double>()});
+/// Every value of a range axis is in `values` (a grid axis: whole numbers
+/// from 1 to 2^31 - 1; an argument: arg_range of its type), checked before
+/// a configuration is built: from and to, and a step or factor that keeps
+/// whole numbers whole.
+Axis expand_range(const json &r, const std::string &where, const pb::sdk::NumberRange &values) {
+  auto check = [&](double v, const std::string &at) {
+    if (std::string problem = pb::sdk::number_problem(v, values); !problem.empty())
+      throw pb::sdk::InputError(at + " " + problem);
+  };
+  if (r.is_number()) {
+    check(r.get<double>(), where);
+    return Axis({r.get<double>()});
+  }
   if (r.is_array()) {
     std::vector<double> out;
-    for (const json &v : r) {
+    for (size_t idx = 0; idx < r.size(); ++idx) {
+      const json &v = r[idx];
       if (!v.is_number()) throw pb::sdk::InputError(where + ": expected numbers");
+      check(v.get<double>(), where + "[" + std::to_string(idx) + "]");
       out.push_back(v.get<double>());
     }
     return Axis(std::move(out));
@@ -613,6 +708,9 @@ Axis expand_range(const json &r, const std::string &where) {
   Axis axis;
   axis.from = member("from");
   const double to = member("to");
+  check(axis.from, where + ".from");
+  check(to, where + ".to");
+  const bool whole = values.whole_numbers();
   if (axis.from > to)
     throw pb::sdk::InputError(where + ": the range runs backwards (from " + r["from"].dump() + " > to " + r["to"].dump() +
                               "); write it as {from: " + r["to"].dump() + ", to: " + r["from"].dump() + ", ...}");
@@ -621,10 +719,16 @@ Axis expand_range(const json &r, const std::string &where) {
   if (r.contains("mul")) {
     axis.mul = member("mul");
     if (!(axis.mul > 1) || !(axis.from > 0)) throw pb::sdk::InputError(where + ": mul must be > 1 and from > 0");
+    if (whole && axis.mul != std::floor(axis.mul))
+      throw pb::sdk::InputError(where + ".mul is " + pb::sdk::NumberRange::format(axis.mul) +
+                                "; the values are whole numbers, so the factor must be one too");
     count = std::floor(std::log(to * (1 + 1e-12) / axis.from) / std::log(axis.mul)) + 1;
   } else {
     axis.step = r.contains("step") ? member("step") : 1.0;
     if (!(axis.step > 0)) throw pb::sdk::InputError(where + ": step must be > 0");
+    if (whole && axis.step != std::floor(axis.step))
+      throw pb::sdk::InputError(where + ".step is " + pb::sdk::NumberRange::format(axis.step) +
+                                "; the values are whole numbers, so the step must be one too");
     count = std::floor((to + 1e-9 - axis.from) / axis.step) + 1;
   }
   if (!(count <= kMaxRangeValues))
@@ -648,14 +752,15 @@ std::vector<SweepConfig> SweepModel::expand(const json &spec, const std::string 
   const json grid = spec.value("grid", json::object());
   const char *names[3] = {"x", "y", "z"};
   for (size_t a = 0; a < 3; ++a)
-    axes[a] = grid.contains(names[a]) ? expand_range(grid[names[a]], where + ".grid." + names[a]) : Axis({base_grid_[a]});
+    axes[a] = grid.contains(names[a]) ? expand_range(grid[names[a]], where + ".grid." + names[a], pb::sdk::NumberRange::whole(1, kMaxGridAxis))
+                                      : Axis({base_grid_[a]});
   const json args = spec.value("args", json::object());
   for (const auto &[key, r] : args.items()) {
     auto it = std::find(arg_keys.begin(), arg_keys.end(), key);
     if (it == arg_keys.end()) throw pb::sdk::InputError(where + ".args." + key + ": the kernel has no scalar argument '" + key + "'");
   }
   for (size_t k = 0; k < arg_keys.size(); ++k)
-    axes[3 + k] = args.contains(arg_keys[k]) ? expand_range(args[arg_keys[k]], where + ".args." + arg_keys[k])
+    axes[3 + k] = args.contains(arg_keys[k]) ? expand_range(args[arg_keys[k]], where + ".args." + arg_keys[k], arg_ranges[k])
                                              : Axis({base_args[k]});
   std::array<std::unique_ptr<SweepExpr>, 3> derived;
   const json from = spec.value("grid_from", json::object());
@@ -776,7 +881,8 @@ json number_json(double v) {
 
 }  // namespace
 
-json SweepModel::run(const std::vector<SweepConfig> &configs, std::optional<double> threshold, double factor) const {
+json SweepModel::run(const std::vector<SweepConfig> &configs, std::optional<double> threshold, double factor,
+                     const std::string &cache) const {
   std::vector<SweepResult> results;
   results.reserve(configs.size());
   size_t best = 0;
@@ -819,9 +925,25 @@ json SweepModel::run(const std::vector<SweepConfig> &configs, std::optional<doub
                   {"limitations", limitations},
                   {"terms", {"grid_floor:cube", "grid_floor:vector", "grid_floor:gm_read", "grid_floor:gm_write", "memory"}}};
   std::string rule;
+  // Safe pruning (a measured threshold) compares only what is sound under
+  // the measurement's conditions: the strict bound (theoretical and peak
+  // rates; memory: the GM path ceilings and the bytes beyond the L2, which
+  // hold whatever the L2 held), plus the cold-cache HBM floor only when the
+  // measurement is known to start cold. The argued cold floor of the bound
+  // would prune a configuration a warm-L2 measurement can beat.
+  const bool cold = cache == "cold";
+  auto safe_bound = [&](const SweepResult &r) { return cold ? r.strict_cold_bound : r.strict_bound; };
+  auto safe_binding = [&](const SweepResult &r) { return cold ? r.strict_cold_binding : r.strict_binding; };
   if (!configs.empty()) {
-    rule = threshold ? "pruned when the bound exceeds the given threshold (a measured time: safe pruning)"
-                     : "pruned when the bound exceeds " + fmt::sig4(factor) + " x the best bound of the same problem";
+    rule = threshold ? std::string("pruned when the strict bound exceeds the given threshold (a measured time: safe "
+                                   "pruning). It uses only theoretical and peak rates and, for memory, the GM path "
+                                   "ceilings and the bytes beyond the L2, which hold whatever the L2 held at launch; ") +
+                           (cold ? "the measurement starts with a cold L2 (cache = cold), so every unique byte crossing "
+                                   "HBM at the strict HBM figure counts too"
+                                 : "the cold-cache HBM floor is left out: the L2 state of the measurement is not stated "
+                                   "(cache = cold adds it)")
+                     : "pruned when the bound exceeds " + fmt::sig4(factor) +
+                           " x the best bound of the same problem (not a safe pruning: the bound may rest on argued figures)";
     doc["best"] = {{"index", best}, {"bound", Time::known(results[best].bound).to_json()},
                    {"binding", sweep_term_name(results[best].binding)}};
   } else {
@@ -852,7 +974,12 @@ json SweepModel::run(const std::vector<SweepConfig> &configs, std::optional<doub
     for (size_t k = 0; k < arg_keys.size(); ++k) args[arg_keys[k]] = number_json(c.args[k]);
     json terms = json::object();
     for (int t = 0; t < kSweepTermCount; ++t) terms[sweep_term_name(t)] = r.terms[static_cast<size_t>(t)];
-    bool is_pruned = r.bound > cut;
+    const double compared = threshold ? safe_bound(r) : r.bound;
+    const int compared_binding = threshold ? safe_binding(r) : r.binding;
+    const double compared_term =
+        threshold ? (cold && compared_binding == kSweepMemory ? r.strict_cold_bound : r.strict_terms[static_cast<size_t>(compared_binding)])
+                  : r.terms[static_cast<size_t>(compared_binding)];
+    bool is_pruned = compared > cut;
     pruned += is_pruned ? 1 : 0;
     json entry{{"index", idx},
                {"grid", {number_json(c.grid[0]), number_json(c.grid[1]), number_json(c.grid[2])}},
@@ -863,11 +990,15 @@ json SweepModel::run(const std::vector<SweepConfig> &configs, std::optional<doub
                {"terms", terms},
                {"partial", r.partial},
                {"pruned", is_pruned}};
+    json strict = Time::known(safe_bound(r)).to_json();
+    strict["binding"] = sweep_term_name(safe_binding(r));
+    entry["strict"] = std::move(strict);
     if (is_pruned) {
-      entry["pruned_by"] = sweep_term_name(r.binding);
-      entry["why"] = std::string(sweep_term_name(r.binding)) + " = " + fmt::seconds(r.terms[static_cast<size_t>(r.binding)]) +
-                     " > threshold " + fmt::seconds(cut) + " (best of this problem: config " + std::to_string(own_best) +
-                     ", " + fmt::seconds(results[own_best].bound) + " on " + sweep_term_name(results[own_best].binding) + ")";
+      entry["pruned_by"] = sweep_term_name(compared_binding);
+      entry["why"] = std::string(threshold ? "strict " : "") + sweep_term_name(compared_binding) + " = " +
+                     fmt::seconds(compared_term) + " > threshold " + fmt::seconds(cut) + " (best of this problem: config " +
+                     std::to_string(own_best) + ", " + fmt::seconds(results[own_best].bound) + " on " +
+                     sweep_term_name(results[own_best].binding) + ")";
     } else {
       entry["pruned_by"] = nullptr;
     }
@@ -892,6 +1023,7 @@ SweepNode::SweepNode(const pb::sdk::Params &params) {
   const json &t = params.raw().value("threshold_us", json());
   if (t.is_number()) threshold_ = t.get<double>() * 1e-6;
   factor_ = params.raw().value("factor", 1.5);
+  cache_ = params.raw().value("cache", std::string("unknown"));
 }
 
 void SweepNode::run(pb::sdk::RunContext &ctx) {
@@ -904,7 +1036,7 @@ void SweepNode::run(pb::sdk::RunContext &ctx) {
   model.read_tuning(configs_, "node '" + ctx.node_id() + "' params.configs");
   std::vector<SweepConfig> configs = model.expand(configs_, "node '" + ctx.node_id() + "' params.configs");
   if (configs.empty()) throw pb::sdk::InputError("node '" + ctx.node_id() + "': params.configs names no configuration");
-  json doc = model.run(configs, threshold_, factor_);
+  json doc = model.run(configs, threshold_, factor_, cache_);
   doc["profile"] = rates.profile_name;
   ctx.set_output("sweep", std::move(doc));
 }
@@ -913,7 +1045,7 @@ namespace {
 
 constexpr const char *kSweepHelp =
     R"HELP(usage: perfbound sweep --dsl FACTS.json --configs SPEC.json [--profile NAME|DIR]
-                       [--threshold-us T] [--factor F] [--max-configs N]
+                       [--threshold-us T] [--cache unknown|cold|warm] [--factor F] [--max-configs N]
                        [--format json|text|md|html] [--out FILE]
 
 DSL-tier lower bounds of many launch configurations of one kernel, as an
@@ -924,14 +1056,17 @@ autotuner would ask, evaluated in closed form from the kernel's dsl_facts
 SPEC is a list [{"grid": [x, y, z], "args": {"n_elements": 1024}}, ...] or a
 range spec {"grid": {"x": R}, "args": {"name": R}, "grid_from": {"x": "cdiv(n, 2048)"}}
 with R a number, a list, {"from": a, "to": b, "step": s} or {"from": a, "to": b, "mul": m}.
+A configuration is pruned when its strict bound exceeds --threshold-us (a
+measured time: safe pruning with theoretical/peak rates and, for memory, only
+what holds whatever the L2 held; --cache cold, for a measurement that starts
+with a cold L2, adds the cold-cache HBM floor) or, without a threshold,
+--factor x the best bound (default 1.5; not safe); a pruned configuration
+names the term that makes it slower.
 "tuning": ["name", ...] names the arguments an autotuner may change for one
 problem; the other arguments define the problem (the grid is always tuning).
-Configurations are compared only within one problem: a configuration is
-pruned when its bound exceeds --threshold-us (a measured time: safe pruning)
-or, without it, --factor x the best bound of its problem (default 1.5); a
-pruned configuration names the term that makes it slower. A configuration
-whose grid does not reach every element its arguments describe carries a
-warning.
+Configurations are compared only within one problem (the factor's best is
+the best of the same problem). A configuration whose grid does not reach
+every element its arguments describe carries a warning.
 A spec of more than 1000000 configurations is refused; --max-configs N
 evaluates an even sample of N of them instead. Exit 130 when interrupted.
 )HELP";
@@ -964,7 +1099,7 @@ int sweep_command(const pb::sdk::Host &host, const std::vector<std::string> &arg
 namespace {
 
 int sweep_main(const pb::sdk::Host &host, const std::vector<std::string> &args) {
-  std::string dsl_path, spec_path, profile = "ascend_910b3", format = "json", out_path;
+  std::string dsl_path, spec_path, profile = "ascend_910b3", format = "json", out_path, cache = "unknown";
   std::optional<double> threshold;
   std::optional<uint64_t> max_configs;
   double factor = 1.5;
@@ -992,6 +1127,11 @@ int sweep_main(const pb::sdk::Host &host, const std::vector<std::string> &args) 
     else if (a == "--out") out_path = value("--out");
     else if (a == "--threshold-us") threshold = number(value("--threshold-us"), "--threshold-us") * 1e-6;
     else if (a == "--factor") factor = number(value("--factor"), "--factor");
+    else if (a == "--cache") {
+      cache = value("--cache");
+      if (cache != "unknown" && cache != "cold" && cache != "warm")
+        throw pb::sdk::Error(PB_ERR_INVALID_ARGUMENT, "--cache: expected unknown, cold or warm, got '" + cache + "'");
+    }
     else if (a == "--max-configs") {
       const std::string text = value("--max-configs");
       char *end = nullptr;
@@ -1062,7 +1202,7 @@ int sweep_main(const pb::sdk::Host &host, const std::vector<std::string> &args) 
   SweepModel model = SweepModel::build(dsl, rates, dsl_path);
   model.read_tuning(spec, spec_path);
   std::vector<SweepConfig> configs = model.expand(spec, spec_path);
-  json doc = model.run(configs, threshold, factor);
+  json doc = model.run(configs, threshold, factor, cache);
   doc["profile"] = rates.profile_name;
   std::string text = format == "json"   ? doc.dump(1, ' ', false, json::error_handler_t::replace) + "\n"
                      : format == "html" ? render_html_page(kSweepSchema, doc, &profile_doc)

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include <perfbound/sdk/number.hpp>
 #include <perfbound/sdk/plugin.hpp>
 
 #include "rates.hpp"
@@ -68,6 +69,15 @@ struct SweepResult {
   double bound = 0;
   int binding = 0;
   std::array<double, kSweepTermCount> terms{};
+  // What holds whatever the L2 held at launch, at theoretical/peak rates
+  // only: the figures a safe pruning may use (docs/model.md §8).
+  double strict_bound = 0;
+  int strict_binding = 0;
+  std::array<double, kSweepTermCount> strict_terms{};
+  // The strict bound with the cold-cache HBM floor at the strict HBM figure:
+  // sound when the measurement starts with a cold L2.
+  double strict_cold_bound = 0;
+  int strict_cold_binding = 0;
   bool partial = false;  // some work could not be varied and was dropped
 };
 
@@ -84,9 +94,11 @@ class SweepModel {
   /// Configurations from a list or a range spec (docs/model.md §8).
   [[nodiscard]] std::vector<SweepConfig> expand(const pb::sdk::json &spec, const std::string &where) const;
   /// The sweep document for `configs`; prune above `threshold` seconds when
-  /// given, else above `factor` x the best bound.
+  /// given (safe pruning: only the strict bound, with the cold-cache HBM
+  /// floor when `cache` is "cold", the measurement's L2 state), else above
+  /// `factor` x the best bound.
   [[nodiscard]] pb::sdk::json run(const std::vector<SweepConfig> &configs, std::optional<double> threshold,
-                                  double factor) const;
+                                  double factor, const std::string &cache = "unknown") const;
 
   std::vector<std::string> arg_keys;
   std::vector<double> base_args;
@@ -97,6 +109,10 @@ class SweepModel {
   /// Reads the spec's optional "tuning" list (names of arguments) into
   /// tuning_args; throws InputError naming `where` for an unknown name.
   void read_tuning(const pb::sdk::json &spec, const std::string &where);
+  /// What a value of each scalar argument may be in a spec: a whole number
+  /// from 0 to its integer type's maximum (the model reads them as sizes and
+  /// trip bounds), any finite number for a float argument.
+  std::vector<pb::sdk::NumberRange> arg_ranges;
   std::string kernel;
   std::vector<std::string> limitations;  // what the model cannot vary, with lines
 
@@ -113,6 +129,7 @@ class SweepModel {
     double base_exec = 0;       // executions per program (min) at the base launch
     int loop = -1;
     double time_per_unit = 0;   // seconds per unit of work per block slot (1 / per-block rate)
+    double strict_time_per_unit = 0;  // the same at the rate a strict value may use (0: none)
     // Bytes only:
     bool contiguous_1d = false;  // offset k*pid_x + i0 masked by < arg
     int bound_arg = -1;
@@ -121,6 +138,7 @@ class SweepModel {
     bool fixed = false;          // cannot vary: kept only when the config equals the base
     int arg = -1;                // pointer argument index (bytes)
     bool counts_unique = false;  // contributes its bytes to the memory term
+    bool write = false;          // memory items: written (or atomic) bytes
     std::vector<int> depends;
   };
   std::vector<Loop> loops_;
@@ -129,7 +147,12 @@ class SweepModel {
   double base_programs_ = 1;
   std::array<double, 3> base_grid_{1, 1, 1};
   double chip_bw_ = 0, block_bw_ = 0;  // B/s
+  // Strict figures (0: none): HBM, and per block the read and write paths.
+  double chip_bw_strict_ = 0, read_bw_strict_ = 0, write_bw_strict_ = 0;
+  double l2_bytes_ = 0;                // L2 capacity (0: unknown)
+  double read_bw_ = 0, write_bw_ = 0;  // B/s per block
   double vector_flop_base_ = 0;        // seconds of vector work per program (block slot) at the base launch
+  double vector_flop_base_strict_ = 0; // the same at the rates a strict value may use
   int vector_depth_ = 0;
 
   [[nodiscard]] double loop_ratio(int loop, const SweepConfig &c) const;
@@ -149,6 +172,7 @@ class SweepNode : public pb::sdk::Node {
   pb::sdk::json configs_;
   std::optional<double> threshold_;
   double factor_ = 1.5;
+  std::string cache_ = "unknown";
 };
 
 /// `perfbound sweep` (see --help).

@@ -48,8 +48,12 @@ void Term::add_rate(const RateRecord &record, const std::string &use, const std:
   for (size_t idx = 0; idx < rates.size(); ++idx)
     if (rates[idx].source == record.source && rates[idx].name == record.name) return;
   rates.push_back(record);
-  rate_use.push_back(use);
-  rate_argument.push_back(argument);
+  // A rate that may not enter a strict value is never "bound": what rests on
+  // it is argued, and its argument is the profile's note.
+  const bool demote = use == "bound" && !strict_kind(record.kind);
+  rate_use.push_back(demote ? "argued" : use);
+  rate_argument.push_back(demote && argument.empty() ? (record.note.empty() ? "the profile marks it " + std::string(rate_kind_name(record.kind)) : record.note)
+                                                     : argument);
 }
 
 void Term::settle() {
@@ -200,7 +204,10 @@ Term Term::from_json(const json &doc, const std::string &origin, Read read) {
       if (r.contains("value") && r["value"].is_number()) rec.value = r["value"].get<double>();
       rec.unit = str(r, "unit");
       std::string kind = str(r, "kind");
-      rec.kind = kind == "peak" ? RateKind::Peak : kind == "sustained" ? RateKind::Sustained : RateKind::Theoretical;
+      rec.kind = kind == "peak"        ? RateKind::Peak
+                 : kind == "sustained" ? RateKind::Sustained
+                 : kind == "argued"    ? RateKind::Argued
+                                       : RateKind::Theoretical;
       rec.source = str(r, "source");
       rec.note = str(r, "note");
       std::string use = str(r, "use");

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <set>
 
 #include "formulas.hpp"
 
@@ -44,19 +45,26 @@ using ClassTime = std::function<u::Seconds(double)>;
 
 /// The rate of one work class, with its typed time formula.
 struct ClassRate {
-  ClassTime time;  // empty when the rate is unknown
+  ClassTime time;         // empty when the rate is unknown
+  ClassTime strict_time;  // at the rate a strict value may use; empty: the work adds nothing to a strict value
   RateRecord record;
   std::string unit;  // the work's unit
+  /// The rate may not enter a strict value itself (sustained or argued).
+  [[nodiscard]] bool argued() const { return !strict_kind(record.kind); }
 };
 
 /// A class rate from a typed rate: `Work` at `R` must give a time
 /// (time_at refuses anything else at compile time).
 template <class Work, class R>
 ClassRate typed_rate(const Rate<R> &r, const char *unit) {
-  ClassRate out{nullptr, r.record, unit};
+  ClassRate out{nullptr, nullptr, r.record, unit};
   if (r.known()) {
     R rate = *r.value;
     out.time = [rate](double work) { return time_at(Work{work}, rate); };
+  }
+  if (std::optional<R> strict = r.strict()) {
+    R rate = *strict;
+    out.strict_time = [rate](double work) { return time_at(Work{work}, rate); };
   }
   return out;
 }
@@ -65,16 +73,18 @@ ClassRate repeat_rate(const Rates &rates) { return typed_rate<u::Repeats>(rates.
 ClassRate flop_rate(const Rate<u::FlopPerSecond> &r) { return typed_rate<u::Flop>(r, "FLOP"); }
 ClassRate byte_rate(const Rate<u::BytesPerSecond> &r) { return typed_rate<u::Bytes>(r, "B"); }
 
+/// The issue rate is a parameter no public document fixes
+/// (kArgumentIssueRate): its record is argued.
 RateRecord issue_record(const TermOptions &options, const Rates &rates) {
   return {"instruction issue (per core)", options.issue_per_cycle * rates.clock.value(), "instruction/s",
-          RateKind::Theoretical, "parameter issue_per_cycle x profile:clock.frequency",
+          RateKind::Argued, "parameter issue_per_cycle x profile:clock.frequency",
           u::format_number(options.issue_per_cycle) +
               " instruction(s) per cycle: in-order decode (Huawei 'Pipeline', EDOC1100164852); width unpublished, argued",
           ""};
 }
 
 ClassRate instruction_rate(const TermOptions &options, const Rates &rates) {
-  ClassRate out{nullptr, issue_record(options, rates), "instruction"};
+  ClassRate out{nullptr, nullptr, issue_record(options, rates), "instruction"};
   IssueRate rate{options.issue_per_cycle};
   u::Hertz clock = rates.clock;
   out.time = [rate, clock](double instructions) { return issue_time(instructions, rate, clock); };
@@ -84,13 +94,15 @@ ClassRate instruction_rate(const TermOptions &options, const Rates &rates) {
 /// Busy time of the busiest core of one type: the larger of
 ///   waves x (per-block work / instances)           (pigeonhole on slots)
 ///   (blocks x per-block work + dependent) / cores  (the mean core)
-/// summed over work classes at their rates; strict, and with the work the
-/// user's facts add (`given`).
+/// summed over work classes at their rates; strict (strict counts at the
+/// rates a strict value may use), and with the work the user's facts add
+/// and every rate (the value).
 struct Busy {
   double waves_form = 0;
   double mean_form = 0;
   double strict_waves_form = 0;
   double strict_mean_form = 0;
+  bool argued = false;  // some counted work is at a rate that may not enter a strict value
   json work = json::object();
   json rates = json::array();
   std::vector<NotCounted> missing;
@@ -114,8 +126,11 @@ Busy busy_time(const std::map<std::string, Amount> &by_class, const std::functio
     }
     busy.waves_form += rate.time(s.waves * given.uniform / instances).value();
     busy.mean_form += rate.time(grid / (s.slots * instances)).value();
-    busy.strict_waves_form += rate.time(s.waves * amount.uniform / instances).value();
-    busy.strict_mean_form += rate.time(amount.grid(s.blocks) / (s.slots * instances)).value();
+    if (rate.strict_time) {
+      busy.strict_waves_form += rate.strict_time(s.waves * amount.uniform / instances).value();
+      busy.strict_mean_form += rate.strict_time(amount.grid(s.blocks) / (s.slots * instances)).value();
+    }
+    busy.argued = busy.argued || rate.argued();
     json &entry = busy.work[cls];
     entry["per_block_uniform"] = amount.uniform;
     entry["grid_dependent"] = amount.dependent;
@@ -133,19 +148,21 @@ Busy busy_time(const std::map<std::string, Amount> &by_class, const std::functio
   return busy;
 }
 
+/// The assurance of a value above its strict value: argued when some rate
+/// it used may not enter a strict value, else given (the user's facts).
+Assurance lifted(double value, double strict, bool argued) {
+  if (value <= strict) return Assurance::Strict;
+  return argued ? Assurance::Argued : Assurance::Given;
+}
+
 /// The component's entry; moves the busy time's work and rates into it.
-/// `lifted` is the assurance of the rate when the value rests on it
-/// (Argued for an argued rate, Strict otherwise); user facts make it at
-/// least `given`.
-ComponentValue component_value(const std::string &core, const std::string &component, Busy &busy,
-                               Assurance rate_assurance = Assurance::Strict) {
+ComponentValue component_value(const std::string &core, const std::string &component, Busy &busy) {
   ComponentValue cv;
   cv.core = core;
   cv.component = component;
   cv.value = Time::known(busy.seconds());
-  cv.strict_value = Time::known(rate_assurance == Assurance::Strict ? busy.strict_seconds() : 0.0);
-  cv.assurance = rate_assurance;
-  if (busy.seconds() > busy.strict_seconds()) cv.assurance = weaker(cv.assurance, Assurance::Given);
+  cv.strict_value = Time::known(std::min(busy.seconds(), busy.strict_seconds()));
+  cv.assurance = lifted(busy.seconds(), busy.strict_seconds(), busy.argued);
   cv.work = std::move(busy.work);
   cv.work["waves_form_s"] = busy.waves_form;
   cv.work["mean_form_s"] = busy.mean_form;
@@ -238,6 +255,42 @@ std::string why_not(const json &q) {
 }
 
 
+}  // namespace
+
+UniqueBytes UniqueBytes::from_dsl(const json &dsl, const std::string &origin) {
+  UniqueBytes out;
+  out.origin = origin;
+  for (const char *direction : {"read", "written", "atomic"}) {
+    const json &by_arg = json_at(dsl, {"bytes", direction, "by_arg"});
+    if (!by_arg.is_array()) continue;
+    const bool write = std::string(direction) != "read";
+    for (const json &entry : by_arg) {
+      const json &position = json_at(entry, {"arg"});
+      if (!position.is_number_integer()) continue;
+      const json &q = json_at(entry, {"unique_total"});
+      Figure figure;
+      figure.key = json_at(entry, {"arg_key"}).is_string() ? json_at(entry, {"arg_key"}).get<std::string>() : "";
+      figure.strict = lower_value(q);
+      figure.given = lower_value(given_of(q));
+      if (!figure.given) figure.given = figure.strict;
+      // An argument both written and updated atomically: the union is at
+      // least the larger of the two.
+      Figure &slot = out.by_arg[{position.get<int>(), write}];
+      if (slot.key.empty()) slot.key = figure.key;
+      auto larger = [](std::optional<double> a, std::optional<double> b) -> std::optional<double> {
+        if (!a) return b;
+        if (!b) return a;
+        return std::max(*a, *b);
+      };
+      slot.strict = larger(slot.strict, figure.strict);
+      slot.given = larger(slot.given, figure.given);
+    }
+  }
+  return out;
+}
+
+namespace {
+
 struct DslShape {
   Schedule schedule;
   std::string kernel;
@@ -306,36 +359,83 @@ void dsl_flop_resources(const json &dsl, const Rates &rates, const Schedule &s, 
 }
 
 /// Sum of path rates (per block: every core of the block moving at once).
-ClassRate block_path_rate(const Rates &rates, const std::vector<std::pair<std::string, double>> &paths,
-                          const std::string &name) {
+/// A path written "a|b|c" is one pipe that moves data over one of several
+/// paths at a time: the fastest of those the profile has. A path written
+/// "?a" counts only where the profile has it (an L1 -> GM path, say).
+Rate<u::BytesPerSecond> block_paths(const Rates &rates, const std::vector<std::pair<std::string, double>> &paths,
+                                    const std::string &name) {
   double sum = 0;
-  std::vector<std::string> sources;
-  for (const auto &[path, count] : paths) {
-    Rate<u::BytesPerSecond> r = rates.path(path);
-    if (!r.known()) {
-      RateRecord rec = r.record;
-      rec.name = name;
-      rec.reason = "path " + path + " unknown: " + r.record.reason;
-      return {nullptr, rec, "B"};
+  std::vector<std::string> sources, argued_paths;
+  RateKind kind = RateKind::Theoretical;
+  for (const auto &[spec, count] : paths) {
+    const bool optional = !spec.empty() && spec.front() == '?';
+    std::vector<std::string> alternatives;
+    std::string rest = optional ? spec.substr(1) : spec;
+    for (size_t bar = rest.find('|'); bar != std::string::npos; bar = rest.find('|')) {
+      alternatives.push_back(rest.substr(0, bar));
+      rest.erase(0, bar + 1);
     }
-    sum += count * r.value->value();
-    sources.push_back((count != 1 ? u::format_number(count) + " x " : std::string()) + r.record.source);
+    alternatives.push_back(rest);
+    std::optional<Rate<u::BytesPerSecond>> fastest;
+    for (size_t idx = 0; idx < alternatives.size(); ++idx) {
+      const std::string &path = alternatives[idx];
+      // The first alternative is the pipe's own path: it must be known.
+      // Others, and an optional path, count only where the profile has them.
+      if ((optional || idx > 0) && !rates.has_path(path)) continue;
+      Rate<u::BytesPerSecond> r = rates.path(path);
+      if (!r.known()) {
+        RateRecord rec = r.record;
+        rec.name = name;
+        rec.reason = "path " + path + " unknown: " + r.record.reason;
+        return Rate<u::BytesPerSecond>{std::nullopt, rec, std::nullopt};
+      }
+      if (!fastest || r.value->value() > fastest->value->value()) fastest = r;
+    }
+    if (!fastest) continue;
+    sum += count * fastest->value->value();
+    sources.push_back((count != 1 ? u::format_number(count) + " x " : std::string()) + fastest->record.source);
+    // The block's rate may enter a strict value only if every path's may.
+    if (!strict_kind(fastest->record.kind)) {
+      kind = fastest->record.kind;
+      argued_paths.push_back(fastest->record.source + " (" + rate_kind_name(fastest->record.kind) + ")");
+    }
   }
   std::string joined;
   for (const std::string &src : sources) joined += (joined.empty() ? "" : " + ") + src;
-  RateRecord rec{name, sum, "B/s", RateKind::Theoretical, joined, "per block: every core of the block moving at once", ""};
-  return byte_rate(Rate<u::BytesPerSecond>{u::BytesPerSecond{sum}, rec});
+  std::string note = "per block: every core of the block moving at once";
+  if (!argued_paths.empty()) {
+    note += "; not a strict rate: ";
+    for (size_t idx = 0; idx < argued_paths.size(); ++idx) note += (idx ? ", " : "") + argued_paths[idx];
+  }
+  RateRecord rec{name, sum, "B/s", kind, joined, note, ""};
+  return Rate<u::BytesPerSecond>{u::BytesPerSecond{sum}, rec, std::nullopt};
 }
 
-ClassRate read_rate(const Rates &rates, const Schedule &s) {
-  if (!s.mix) return block_path_rate(rates, {{"gm_to_ub", 1}}, "GM read path (block)");
-  return block_path_rate(rates, {{"gm_to_l1", 1}, {"gm_to_ub", s.aiv_instances}}, "GM read paths (block)");
+/// The GM paths of one block (docs/model.md §3.1): an AIV reads GM -> UB and
+/// writes UB -> GM; an AIC reads over its MTE2 (GM -> L1, or straight into
+/// L0A/L0B: one pipe, the fastest of them) and writes through the fixpipe
+/// (L0C -> GM) and its MTE3 (L1 -> GM, where the profile has it); a mix
+/// block has one AIC and `aiv_instances` AIVs moving at once.
+const char *const kAicReadPaths = "gm_to_l1|gm_to_l0a|gm_to_l0b";
+
+ClassRate read_rate(const Rates &rates, const Schedule &s) { return byte_rate(block_gm_rate(rates, s, false)); }
+ClassRate write_rate(const Rates &rates, const Schedule &s) { return byte_rate(block_gm_rate(rates, s, true)); }
+
+}  // namespace
+
+Rate<u::BytesPerSecond> block_gm_rate(const Rates &rates, const Schedule &s, bool write) {
+  if (!write) {
+    if (s.mix) return block_paths(rates, {{kAicReadPaths, 1}, {"gm_to_ub", s.aiv_instances}}, "GM read paths (block)");
+    if (s.slot_kind == "aic") return block_paths(rates, {{kAicReadPaths, 1}}, "GM read path (AIC block)");
+    return block_paths(rates, {{"gm_to_ub", 1}}, "GM read path (block)");
+  }
+  if (s.mix)
+    return block_paths(rates, {{"l0c_to_gm", 1}, {"?l1_to_gm", 1}, {"ub_to_gm", s.aiv_instances}}, "GM write paths (block)");
+  if (s.slot_kind == "aic") return block_paths(rates, {{"l0c_to_gm", 1}, {"?l1_to_gm", 1}}, "GM write paths (AIC block)");
+  return block_paths(rates, {{"ub_to_gm", 1}}, "GM write path (block)");
 }
 
-ClassRate write_rate(const Rates &rates, const Schedule &s) {
-  if (!s.mix) return block_path_rate(rates, {{"ub_to_gm", 1}}, "GM write path (block)");
-  return block_path_rate(rates, {{"l0c_to_gm", 1}, {"ub_to_gm", s.aiv_instances}}, "GM write paths (block)");
-}
+namespace {
 
 void dsl_byte_resources(const json &dsl, const Rates &rates, const Schedule &s, std::vector<DslResource> &out,
                         std::vector<NotCounted> &missing) {
@@ -362,7 +462,7 @@ void dsl_byte_resources(const json &dsl, const Rates &rates, const Schedule &s, 
     if (*given_total <= 0) continue;
     bool read = std::string(direction) == "read";
     DslResource r;
-    r.core = s.mix ? "" : "aiv";
+    r.core = s.mix ? "" : s.slot_kind;
     r.component = read ? "mte2" : "mte3";
     r.cls = read ? "gm_read" : "gm_write";
     r.per_program_min = per_program;
@@ -375,13 +475,17 @@ void dsl_byte_resources(const json &dsl, const Rates &rates, const Schedule &s, 
 }
 
 /// waves x per-program / rate vs total / (slots x rate): the resource's
-/// busy time on the busiest block slot, strict or under the user's facts.
-std::pair<double, double> dsl_forms(const DslResource &r, const Schedule &s, bool given = false) {
+/// busy time on the busiest block slot: the value (under the user's facts,
+/// at every rate) or the strict figure (without the facts, at the rate a
+/// strict value may use; 0 when there is none).
+std::pair<double, double> dsl_forms(const DslResource &r, const Schedule &s, bool strict) {
   double per_core_rate_scale = r.per_block_parallel;  // work split across the block's cores
-  double per_program = given ? r.given_per_program_min : r.per_program_min;
-  double total = given ? r.given_total : r.total;
-  double waves_form = r.rate.time(s.waves * per_program / per_core_rate_scale).value();
-  double mean_form = r.rate.time(total / (s.slots * per_core_rate_scale)).value();
+  double per_program = strict ? r.per_program_min : r.given_per_program_min;
+  double total = strict ? r.total : r.given_total;
+  const ClassTime &time = strict ? r.rate.strict_time : r.rate.time;
+  if (!time) return {0.0, 0.0};
+  double waves_form = time(s.waves * per_program / per_core_rate_scale).value();
+  double mean_form = time(total / (s.slots * per_core_rate_scale)).value();
   return {waves_form, mean_form};
 }
 
@@ -423,6 +527,7 @@ void grid_from_resources(Term &t, const std::vector<DslResource> &resources, con
   struct Group {
     double waves_form = 0, mean_form = 0, total = 0;
     double strict_seconds_sum_waves = 0, strict_seconds_sum_mean = 0;
+    bool argued = false;
     std::string core, component, unit;
     json classes = json::object();
   };
@@ -432,8 +537,8 @@ void grid_from_resources(Term &t, const std::vector<DslResource> &resources, con
       t.not_counted.push_back({r.cls, "no rate: " + r.rate.record.reason});
       continue;
     }
-    auto [waves_form, mean_form] = dsl_forms(r, s, true);
-    auto [strict_waves, strict_mean] = dsl_forms(r, s, false);
+    auto [waves_form, mean_form] = dsl_forms(r, s, false);
+    auto [strict_waves, strict_mean] = dsl_forms(r, s, true);
     std::string key = r.component == "cube" ? "cube FLOP" : r.component == "vector" ? "vector FLOP"
                       : r.component == "mte2"  ? "GM read bytes"
                                                : "GM write bytes";
@@ -442,6 +547,7 @@ void grid_from_resources(Term &t, const std::vector<DslResource> &resources, con
     g.mean_form += mean_form;
     g.strict_seconds_sum_waves += strict_waves;
     g.strict_seconds_sum_mean += strict_mean;
+    g.argued = g.argued || r.rate.argued();
     g.total += r.given_total;
     g.core = r.core;
     g.component = r.component;
@@ -467,8 +573,8 @@ void grid_from_resources(Term &t, const std::vector<DslResource> &resources, con
     cv.core = g.core;
     cv.component = g.component;
     cv.value = Time::known(seconds);
-    cv.strict_value = Time::known(strict_seconds);
-    if (seconds > strict_seconds) cv.assurance = Assurance::Given;
+    cv.strict_value = Time::known(std::min(seconds, strict_seconds));
+    cv.assurance = lifted(seconds, strict_seconds, g.argued);
     cv.work = {{"resource", key},
                {"total_work", g.total},
                {"unit", g.unit},
@@ -533,8 +639,8 @@ Term grid_floor_hivm(const HivmView &view, const Rates &rates, const TermOptions
     add("aiv", "vector", dtype, a, flop_rate(rates.vector_flop(dtype)), s.aiv_instances);
   Amount read, write;
   for (const Transfer &tr : view.transfers) (tr.write ? write : read).add(tr.bytes);
-  add(s.mix ? "" : "aiv", "mte2", "gm_read", read, read_rate(rates, s), 1.0);
-  add(s.mix ? "" : "aiv", "mte3", "gm_write", write, write_rate(rates, s), 1.0);
+  add(s.mix ? "" : s.slot_kind, "mte2", "gm_read", read, read_rate(rates, s), 1.0);
+  add(s.mix ? "" : s.slot_kind, "mte3", "gm_write", write, write_rate(rates, s), 1.0);
   grid_from_resources(t, resources, s, -1);
   note_missing(t, view);
   return t;
@@ -555,14 +661,16 @@ Term component_floor_dsl(const json &dsl, const Rates &rates, const TermOptions 
   // (the weighted harmonic mean of the per-class rates).
   std::map<std::string, ComponentValue> entries;
   std::map<std::string, std::pair<double, double>> forms, strict_forms;
+  std::set<std::string> argued_keys;
   for (const DslResource &r : resources) {
     if (!r.rate.time) {
       t.not_counted.push_back({r.cls, "no rate: " + r.rate.record.reason});
       continue;
     }
-    auto [waves_form, mean_form] = dsl_forms(r, s, true);
-    auto [strict_waves, strict_mean] = dsl_forms(r, s, false);
+    auto [waves_form, mean_form] = dsl_forms(r, s, false);
+    auto [strict_waves, strict_mean] = dsl_forms(r, s, true);
     std::string key = r.core + "." + r.component;
+    if (r.rate.argued()) argued_keys.insert(key);
     ComponentValue &cv = entries[key];
     cv.core = r.core;
     cv.component = r.component;
@@ -580,8 +688,8 @@ Term component_floor_dsl(const json &dsl, const Rates &rates, const TermOptions 
     double seconds = std::max(forms[key].first, forms[key].second);
     double strict_seconds = std::max(strict_forms[key].first, strict_forms[key].second);
     cv.value = Time::known(seconds);
-    cv.strict_value = Time::known(strict_seconds);
-    if (seconds > strict_seconds) cv.assurance = Assurance::Given;
+    cv.strict_value = Time::known(std::min(seconds, strict_seconds));
+    cv.assurance = lifted(seconds, strict_seconds, argued_keys.count(key) > 0);
     cv.work["waves_form_s"] = forms[key].first;
     cv.work["mean_form_s"] = forms[key].second;
     t.per_component.push_back(cv);
@@ -617,8 +725,7 @@ Term component_floor_hivm(const HivmView &view, const Rates &rates, const TermOp
     Busy busy = busy_time(cw.by_class, rate_of, s, s.instances(cw.core), cw.core + "." + component);
     absorb(t, busy);
     if (!busy.counted()) continue;
-    ComponentValue cv = component_value(cw.core, component, busy,
-                                        component == "scalar" ? Assurance::Argued : Assurance::Strict);
+    ComponentValue cv = component_value(cw.core, component, busy);
     if (component == "scalar")
       cv.work["counted"] = "instructions that must exist: one per scalar memory access and per HIVM scalar op";
     t.per_component.push_back(std::move(cv));
@@ -639,34 +746,39 @@ Term component_floor_hivm(const HivmView &view, const Rates &rates, const TermOp
 namespace {
 
 struct MemoryRates {
-  std::optional<double> chip;       // B/s
-  std::optional<double> per_block;  // B/s, every core of a block moving at once
+  std::optional<double> chip;         // B/s, the HBM figure used
+  std::optional<double> chip_strict;  // B/s, the HBM figure a strict value may use
+  Rate<u::BytesPerSecond> read, write;  // per block: every core of a block moving at once
   double active_blocks = 0;
-  RateRecord chip_record, block_record;
+  RateRecord chip_record;
+  /// Read + write paths of a block (the value, or the strict figure; nullopt
+  /// when a direction is unknown, or, for the strict figure, not strict).
+  [[nodiscard]] std::optional<double> per_block(bool strict) const {
+    std::optional<u::BytesPerSecond> r = strict ? read.strict() : read.value, w = strict ? write.strict() : write.value;
+    if (!r || !w) return std::nullopt;
+    return r->value() + w->value();
+  }
 };
 
 MemoryRates memory_rates(const Rates &rates, const Schedule &s) {
   MemoryRates m;
   m.chip_record = rates.hbm().record;
   if (rates.hbm().known()) m.chip = rates.hbm().value->value();
-  ClassRate r = read_rate(rates, s), w = write_rate(rates, s);
-  if (r.record.value && w.record.value) {
-    m.per_block = *r.record.value + *w.record.value;
-    m.block_record = {"GM paths per block (read + write)", m.per_block, "B/s", RateKind::Theoretical,
-                      r.record.source + " + " + w.record.source, "", ""};
-  } else {
-    m.block_record = r.record.value ? w.record : r.record;
-  }
+  if (std::optional<u::BytesPerSecond> strict = rates.hbm().strict()) m.chip_strict = strict->value();
+  m.read = block_gm_rate(rates, s, false);
+  m.write = block_gm_rate(rates, s, true);
   m.active_blocks = std::min(s.blocks, s.slots);
   return m;
 }
 
-/// The strict (warm-cache) and cold-cache memory floors of one byte count.
+/// The memory floors that hold whatever the L2 holds at launch.
 struct MemoryFloors {
-  std::optional<double> path_s;    // bytes / (active blocks x per-block GM path ceilings): any source, L2 or HBM
+  // Per direction, bytes / (active blocks x the direction's per-block GM
+  // paths): every byte crosses its core's path, from the L2 or from HBM.
+  std::optional<double> path_s;
   std::optional<double> forced_s;  // bytes the L2 cannot hold / HBM peak
   double forced_bytes = 0;
-  [[nodiscard]] double strict() const { return std::max(path_s.value_or(0), forced_s.value_or(0)); }
+  [[nodiscard]] double seconds() const { return std::max(path_s.value_or(0), forced_s.value_or(0)); }
 };
 
 /// Bytes that must cross HBM however warm the L2 is: read data beyond what
@@ -678,44 +790,82 @@ double forced_hbm_bytes(double read_unique, double write_unique, const Rates &ra
   return std::max(0.0, read_unique - l2) + std::max(0.0, write_unique - l2);
 }
 
-MemoryFloors memory_floors(double bytes, double forced_bytes, const MemoryRates &m) {
+/// The floors of `read` and `written` bytes: the path floor is the larger of
+/// the two directions' (reads cross only the read paths, writes only the
+/// write paths; at least their combined figure, bytes / (active x (read +
+/// write))). `strict` takes only the rates a strict value may use: a
+/// direction without one (UB -> GM is argued) adds nothing.
+MemoryFloors memory_floors(double read, double written, double forced_bytes, const MemoryRates &m, bool strict) {
   MemoryFloors f;
-  if (m.per_block && m.active_blocks > 0) f.path_s = bytes / (m.active_blocks * *m.per_block);
+  const std::pair<double, const Rate<u::BytesPerSecond> *> directions[] = {{read, &m.read}, {written, &m.write}};
+  if (m.active_blocks > 0)
+    for (const auto &[bytes, rate] : directions) {
+      std::optional<u::BytesPerSecond> r = strict ? rate->strict() : rate->value;
+      if (!r || bytes <= 0) continue;
+      f.path_s = std::max(f.path_s.value_or(0), bytes / (m.active_blocks * r->value()));
+    }
   f.forced_bytes = forced_bytes;
-  if (m.chip && forced_bytes > 0) f.forced_s = forced_bytes / *m.chip;
+  std::optional<double> chip = strict ? m.chip_strict : m.chip;
+  if (chip && forced_bytes > 0) f.forced_s = forced_bytes / *chip;
   return f;
+}
+
+/// What lifts the floors under the user's facts at every rate (`value`)
+/// above the strict ones: an argued rate when the same bytes at strict rates
+/// (`given_strict`) give less, else the facts.
+Assurance floor_assurance(const MemoryFloors &given_strict, const MemoryFloors &value) {
+  return value.seconds() > given_strict.seconds() ? Assurance::Argued : Assurance::Given;
 }
 
 /// The cache condition's effect on a memory component: the cold-cache HBM
 /// floor is argued by default, strict when the measurement is known cold,
-/// left out when it is known warm.
+/// left out when it is known warm. `strict_floors` hold without the user's
+/// facts at strict rates; `floors` with the facts at every rate (their
+/// excess is `floors_assurance`: given, or argued when an argued rate
+/// entered). `cold_seconds` is the cold floor under the facts,
+/// `cold_strict_seconds` without them at strict rates (nullopt: none): a
+/// strict value never rests on a fact or an argued figure.
+/// `cold_assurance` is Argued when the cold floor itself rests on an argued
+/// figure (the packet efficiency, an argued HBM or path figure), else
+/// Strict.
 void apply_cache_condition(Term &t, ComponentValue &cv, const TermOptions &options, double cold_seconds,
-                           const MemoryFloors &floors, Assurance cold_assurance, const RateRecord &hbm_record) {
-  const double strict = floors.strict();
+                           std::optional<double> cold_strict_seconds, const MemoryFloors &strict_floors,
+                           const MemoryFloors &floors, Assurance floors_assurance, Assurance cold_assurance,
+                           const RateRecord &hbm_record) {
+  const double strict = strict_floors.seconds();
+  const double warm = std::max(strict, floors.seconds());
   cv.strict_value = Time::known(strict);
-  cv.work["warm_l2_floor_s"] = strict;
+  cv.work["warm_l2_floor_s"] = warm;
+  cv.work["warm_l2_floor_strict_s"] = strict;
   cv.work["cold_hbm_floor_s"] = cold_seconds;
   cv.work["forced_hbm_bytes"] = floors.forced_bytes;
   cv.work["cache"] = options.cache;
   if (options.cache == "warm") {
-    cv.value = Time::known(strict);
-    cv.assurance = Assurance::Strict;
+    cv.value = Time::known(warm);
+    cv.assurance = warm > strict ? floors_assurance : Assurance::Strict;
     cv.work["cache_condition"] = "warm L2 (parameter cache = warm): only the bytes the L2 cannot hold are HBM traffic";
     t.not_counted.push_back({"cold-cache HBM floor", "the memory node's cache = warm: data that fits in the L2 may be "
                                                      "served from it at a rate the profile does not bound"});
     return;
   }
+  cv.value = Time::known(std::max(warm, cold_seconds));
   if (options.cache == "cold") {
-    cv.value = Time::known(std::max(strict, cold_seconds));
-    cv.assurance = cold_assurance;
-    if (cold_assurance == Assurance::Strict) cv.strict_value = cv.value;
+    double strict_value = strict;
+    if (cold_assurance == Assurance::Strict && cold_strict_seconds) strict_value = std::max(strict, *cold_strict_seconds);
+    cv.strict_value = Time::known(strict_value);
+    Assurance a = Assurance::Strict;
+    if (warm > strict_value) a = weaker(a, floors_assurance);
+    if (cold_seconds > strict_value) a = weaker(a, cold_assurance == Assurance::Strict ? Assurance::Given : cold_assurance);
+    cv.assurance = a;
     cv.work["cache_condition"] = "cold L2 (parameter cache = cold): every counted byte crosses HBM";
     return;
   }
-  cv.value = Time::known(std::max(strict, cold_seconds));
-  cv.assurance = cold_seconds > strict ? weaker(cold_assurance, Assurance::Argued) : Assurance::Strict;
+  Assurance a = Assurance::Strict;
+  if (warm > strict) a = weaker(a, floors_assurance);
+  if (cold_seconds > strict) a = weaker(a, weaker(cold_assurance, Assurance::Argued));
+  cv.assurance = a;
   cv.work["cache_condition"] = "not stated (parameter cache = unknown): the cold-cache HBM floor is argued";
-  if (cold_seconds > strict) t.add_rate(hbm_record, "argued", kArgumentColdCache);
+  if (cold_seconds > warm) t.add_rate(hbm_record, "argued", kArgumentColdCache);
 }
 
 }  // namespace
@@ -728,9 +878,9 @@ Term memory_dsl(const json &dsl, const Rates &rates, const TermOptions &options,
   std::optional<double> bytes = lower_value(given_of(unique));
   const double strict_bytes = lower_value(unique).value_or(0);
   t.schedule = s.to_json();
-  t.formula = "T_mem = max(unique GM bytes / (active blocks x per-block path ceilings), bytes beyond the L2 / HBM "
-              "peak) (strict, any cache state); cold L2: unique GM bytes / min(active blocks x per-block paths, HBM "
-              "peak) (argued unless cache = cold)";
+  t.formula = "T_mem = max(unique GM bytes of each direction / (active blocks x its per-block path ceilings), bytes "
+              "beyond the L2 / HBM peak) (strict, any cache state); cold L2: unique GM bytes / min(active blocks x "
+              "per-block paths, HBM peak) (argued unless cache = cold)";
   if (!bytes) {
     t.value = Time::unknown("unique GM bytes are not a sound figure: " + why_not(unique));
     t.strict_value = t.value;
@@ -742,13 +892,23 @@ Term memory_dsl(const json &dsl, const Rates &rates, const TermOptions &options,
     t.strict_value = t.value;
     return t;
   }
-  double bw = m.per_block ? occupancy_bandwidth(m.active_blocks, u::BytesPerSecond{*m.per_block},
-                                                u::BytesPerSecond{*m.chip}, 1.0)
-                                .value()
-                          : *m.chip;
-  double read_unique = lower_value(json_at(dsl, {"bytes", "read", "unique_total"})).value_or(0);
-  double write_unique = lower_value(json_at(dsl, {"bytes", "written", "unique_total"})).value_or(0);
-  MemoryFloors floors = memory_floors(strict_bytes, forced_hbm_bytes(read_unique, write_unique, rates), m);
+  // The cold floor's bandwidth: min(active x per-block paths, HBM); strict
+  // only at strict figures (a path without one may be as fast as HBM).
+  std::optional<double> block = m.per_block(false), block_strict = m.per_block(true);
+  double bw = block ? occupancy_bandwidth(m.active_blocks, u::BytesPerSecond{*block}, u::BytesPerSecond{*m.chip}, 1.0).value()
+                    : *m.chip;
+  std::optional<double> bw_strict;
+  if (m.chip_strict)
+    bw_strict = block_strict ? std::min(m.active_blocks * *block_strict, *m.chip_strict) : *m.chip_strict;
+  const json &read_q = json_at(dsl, {"bytes", "read", "unique_total"});
+  const json &write_q = json_at(dsl, {"bytes", "written", "unique_total"});
+  double read_unique = lower_value(read_q).value_or(0);
+  double write_unique = lower_value(write_q).value_or(0);
+  double read_given = std::max(read_unique, lower_value(given_of(read_q)).value_or(0));
+  double write_given = std::max(write_unique, lower_value(given_of(write_q)).value_or(0));
+  MemoryFloors strict_floors = memory_floors(read_unique, write_unique, forced_hbm_bytes(read_unique, write_unique, rates), m, true);
+  MemoryFloors floors = memory_floors(read_given, write_given, forced_hbm_bytes(read_given, write_given, rates), m, false);
+  MemoryFloors given_strict = memory_floors(read_given, write_given, forced_hbm_bytes(read_given, write_given, rates), m, true);
   ComponentValue cv;
   cv.component = "hbm";
   cv.work = {{"bytes", *bytes},
@@ -758,10 +918,14 @@ Term memory_dsl(const json &dsl, const Rates &rates, const TermOptions &options,
              {"active_blocks", m.active_blocks},
              {"bandwidth", bw},
              {"packet_efficiency", "not applied on the DSL tier: transfer sizes are the compiler's choice"}};
-  apply_cache_condition(t, cv, options, memory_time(u::Bytes{*bytes}, u::BytesPerSecond{bw}).value(), floors,
-                        *bytes > strict_bytes ? Assurance::Given : Assurance::Strict, m.chip_record);
+  std::optional<double> cold_strict;
+  if (bw_strict) cold_strict = memory_time(u::Bytes{strict_bytes}, u::BytesPerSecond{*bw_strict}).value();
+  apply_cache_condition(t, cv, options, memory_time(u::Bytes{*bytes}, u::BytesPerSecond{bw}).value(), cold_strict,
+                        strict_floors, floors, floor_assurance(given_strict, floors), bw_strict ? Assurance::Strict : Assurance::Argued,
+                        m.chip_record);
   t.add_rate(m.chip_record);
-  if (m.per_block) t.add_rate(m.block_record);
+  if (m.read.known()) t.add_rate(m.read.record);
+  if (m.write.known()) t.add_rate(m.write.record);
   if (rates.l2().known()) t.add_rate(rates.l2().record);
   t.per_component.push_back(cv);
   t.settle();
@@ -774,17 +938,38 @@ Term memory_hivm(const HivmView &view, const Rates &rates, const TermOptions &op
   Schedule s = hivm_schedule(view, rates);
   t.schedule = s.to_json();
   t.formula = "T_mem = DMA bytes to kernel arguments / (active blocks x per-block GM path ceilings) (strict, any "
-              "cache state); cold L2: sum over transfer sizes s of bytes_s / min(active x per-block paths, max(eta(s) x "
-              "chip peak, fastest sustained copy)) (argued)";
+              "cache state); cold L2: sum over arguments and transfer sizes s of bytes_s / min(active x per-block "
+              "paths, max(eta(s) x chip peak, fastest sustained copy)), each argument's bytes at most its unique "
+              "bytes (DSL tier), placed on the fastest transfer sizes (argued)";
   MemoryRates m = memory_rates(rates, s);
   if (!m.chip) {
     t.value = Time::unknown("no HBM bandwidth: " + m.chip_record.reason);
     t.strict_value = t.value;
     return t;
   }
-  double base = m.per_block ? std::min(m.active_blocks * *m.per_block, *m.chip) : *m.chip;
+  std::optional<double> block = m.per_block(false), block_strict = m.per_block(true);
+  double base = block ? std::min(m.active_blocks * *block, *m.chip) : *m.chip;
+  // At strict figures only (a path without one may be as fast as HBM).
+  std::optional<double> base_strict;
+  if (m.chip_strict) base_strict = block_strict ? std::min(m.active_blocks * *block_strict, *m.chip_strict) : *m.chip_strict;
   bool use_eta = options.packet_efficiency == "transfer" && rates.packet_efficiency().has_value();
-  double read_bytes = 0, write_bytes = 0, strict_bytes = 0, cold_seconds = 0;
+  // The fastest sustained aggregate copy rate: eta never takes the
+  // bandwidth below it (kArgumentPacketEfficiency).
+  const Rate<u::BytesPerSecond> &copy = rates.copy_aggregate();
+  double copy_floor = copy.known() ? copy.value->value() : 0.0;
+  auto eta_of = [&](double size) { return use_eta ? rates.packet_efficiency()->upper(size) : 1.0; };
+  auto bandwidth = [&](double size) { return std::min(base, std::max(eta_of(size) * *m.chip, copy_floor)); };
+  auto bandwidth_strict = [&](double size) {
+    return std::min(*base_strict, std::max(eta_of(size) * *m.chip_strict, copy_floor));
+  };
+
+  // DMA bytes per kernel argument and direction, by transfer size.
+  struct Traffic {
+    std::map<double, double> strict, given;  // transfer size -> grid bytes
+    double strict_total = 0, given_total = 0;
+  };
+  std::map<std::pair<int, bool>, Traffic> by_arg;
+  double read_bytes = 0, write_bytes = 0, strict_bytes = 0, strict_read = 0;
   std::map<double, double> by_size;  // transfer size -> grid bytes (under the user's facts)
   std::map<std::string, double> left_out;  // GM buffer kind -> grid bytes not counted
   for (const Transfer &tr : view.transfers) {
@@ -796,49 +981,111 @@ Term memory_hivm(const HivmView &view, const Rates &rates, const TermOptions &op
       left_out[tr.gm_buffer] += grid;
       continue;
     }
+    double strict_grid = tr.bytes.grid(s.blocks);
     (tr.write ? write_bytes : read_bytes) += grid;
-    strict_bytes += tr.bytes.grid(s.blocks);
+    strict_bytes += strict_grid;
+    if (!tr.write) strict_read += strict_grid;
     by_size[tr.transfer_bytes] += grid;
+    Traffic &traffic = by_arg[{tr.arg, tr.write}];
+    traffic.strict[tr.transfer_bytes] += strict_grid;
+    traffic.given[tr.transfer_bytes] += grid;
+    traffic.strict_total += strict_grid;
+    traffic.given_total += grid;
   }
+  // The cold-cache floor: a line read twice is an L2 hit the second time,
+  // so an argument's DMA bytes count at most as its unique bytes, which the
+  // DSL tier proves; they are placed on the argument's fastest transfer
+  // sizes first (the re-reads might be the slow ones). Without a unique
+  // figure an argument's DMA bytes may be all re-reads: none count.
+  bool eta_lowered = false;
+  auto cold_of = [&](const std::map<double, double> &sizes, double cap, double &seconds, double &bytes, bool strict) {
+    auto bw_of = [&](double size) { return strict ? bandwidth_strict(size) : bandwidth(size); };
+    std::vector<std::pair<double, double>> order(sizes.begin(), sizes.end());
+    std::stable_sort(order.begin(), order.end(), [&](const auto &a, const auto &b) { return bw_of(a.first) > bw_of(b.first); });
+    double counted = 0;
+    for (const auto &[size, moved] : order) {
+      double take = std::min(moved, cap - counted);
+      if (take <= 0) break;
+      double bw = bw_of(size);
+      if (bw < (strict ? *base_strict : base)) eta_lowered = true;
+      seconds += memory_time(u::Bytes{take}, u::BytesPerSecond{bw}).value();
+      counted += take;
+    }
+    bytes += counted;
+  };
+  double cold_seconds = 0, cold_strict_seconds = 0, cold_bytes = 0, cold_strict_bytes = 0;
+  json per_arg = json::array();
+  for (const auto &[key, traffic] : by_arg) {
+    const auto &[arg, write] = key;
+    const UniqueBytes::Figure *figure = nullptr;
+    if (options.unique && arg >= 0) {
+      auto it = options.unique->by_arg.find(key);
+      if (it != options.unique->by_arg.end()) figure = &it->second;
+    }
+    std::string name = arg >= 0 ? "argument " + std::to_string(arg) : "an argument the dump does not name";
+    if (figure != nullptr && !figure->key.empty()) name += " (" + figure->key + ")";
+    json row{{"arg", arg >= 0 ? json(arg) : json(nullptr)}, {"direction", write ? "write" : "read"},
+             {"dma_bytes", traffic.given_total}};
+    if (figure == nullptr || !figure->given) {
+      row["cold_bytes"] = 0.0;
+      std::string why = !options.unique ? "no unique-byte figure: connect the DSL tier's facts to the memory node's "
+                                          "'unique' port (pipelines/bound.toml does)"
+                        : arg < 0       ? "the dump does not say which argument it is"
+                        : figure == nullptr ? "the DSL tier gives no unique bytes for it in this direction"
+                                            : "the DSL tier's unique bytes are not a sound figure";
+      row["why"] = why;
+      per_arg.push_back(std::move(row));
+      t.not_counted.push_back({"cold-cache HBM floor: " + u::format_number(traffic.given_total) + " B of DMA " +
+                                   (write ? "writes to " : "reads from ") + name,
+                               "the bytes may move the same data more than once (a tile read by several blocks, or "
+                               "twice by one), which a cold L2 serves once; " + why});
+      continue;
+    }
+    double before = cold_bytes;
+    cold_of(traffic.given, *figure->given, cold_seconds, cold_bytes, false);
+    if (figure->strict && base_strict)
+      cold_of(traffic.strict, *figure->strict, cold_strict_seconds, cold_strict_bytes, true);
+    row["unique_bytes"] = *figure->given;
+    row["cold_bytes"] = cold_bytes - before;
+    if (figure->strict) row["unique_bytes_without_facts"] = *figure->strict;
+    per_arg.push_back(std::move(row));
+  }
+  json sizes = json::array();
+  for (const auto &[size, bytes] : by_size)
+    sizes.push_back({{"transfer_bytes", size}, {"bytes", bytes}, {"eta", eta_of(size)}, {"bandwidth", bandwidth(size)}});
   for (const auto &[kind, bytes] : left_out)
     t.not_counted.push_back({u::format_number(bytes) + " B of DMA traffic to GM " + kind + " buffers",
                              kind == "workspace" ? "workspace scratch is small and reused: it may stay in L2, whose rate the "
                                                    "profile does not give (the MTE components still count it)"
                                                  : "the GM side is not a kernel argument: it may not reach HBM"});
   double total = read_bytes + write_bytes;
-  // The fastest sustained aggregate copy rate: eta never takes the
-  // bandwidth below it (kArgumentPacketEfficiency).
-  const Rate<u::BytesPerSecond> &copy = rates.copy_aggregate();
-  double copy_floor = copy.known() ? copy.value->value() : 0.0;
-  json sizes = json::array();
-  bool eta_lowered = false;
-  for (const auto &[size, bytes] : by_size) {
-    double eta = use_eta ? rates.packet_efficiency()->upper(size) : 1.0;
-    double bw = std::min(base, std::max(eta * *m.chip, copy_floor));
-    bw = std::min(bw, base);
-    if (bw < base) eta_lowered = true;
-    cold_seconds += memory_time(u::Bytes{bytes}, u::BytesPerSecond{bw}).value();
-    sizes.push_back({{"transfer_bytes", size}, {"bytes", bytes}, {"eta", eta}, {"bandwidth", bw}});
-  }
   // HIVM DMA counts are not unique bytes (a tile may be read twice), so no
   // share of them is forced past the L2 here; the DSL tier's unique bytes
   // carry that part.
-  MemoryFloors floors = memory_floors(strict_bytes, 0, m);
-  MemoryFloors given_floors = memory_floors(total, 0, m);
+  MemoryFloors strict_floors = memory_floors(strict_read, strict_bytes - strict_read, 0, m, true);
+  MemoryFloors floors = memory_floors(read_bytes, write_bytes, 0, m, false);
+  MemoryFloors given_strict = memory_floors(read_bytes, write_bytes, 0, m, true);
   ComponentValue cv;
   cv.component = "hbm";
-  cv.work = {{"bytes", total},          {"read_bytes", read_bytes}, {"write_bytes", write_bytes},
+  cv.work = {{"bytes", total},
+             {"read_bytes", read_bytes},
+             {"write_bytes", write_bytes},
              {"strict_bytes", strict_bytes},
-             {"active_blocks", m.active_blocks}, {"bandwidth_peak", base}, {"by_transfer_size", sizes}};
+             {"cold_bytes", cold_bytes},
+             {"cold_strict_bytes", cold_strict_bytes},
+             {"by_argument", per_arg},
+             {"active_blocks", m.active_blocks},
+             {"bandwidth_peak", base},
+             {"by_transfer_size", sizes}};
   double left_out_bytes = 0;
   for (const auto &[kind, bytes] : left_out) left_out_bytes += bytes;
   cv.work["not_hbm_bytes"] = left_out_bytes;
-  Assurance cold_assurance = use_eta && eta_lowered ? Assurance::Argued : Assurance::Strict;
-  apply_cache_condition(t, cv, options, cold_seconds, floors, cold_assurance, m.chip_record);
-  if (given_floors.strict() > floors.strict() && cv.value.seconds && *cv.value.seconds < given_floors.strict())
-    cv.value = Time::known(given_floors.strict());
-  if (total > strict_bytes && cv.value.seconds && *cv.value.seconds > *cv.strict_value.seconds)
-    cv.assurance = weaker(cv.assurance, Assurance::Given);
+  cv.work["cold_hbm_floor_without_facts_s"] = cold_strict_seconds;
+  Assurance cold_assurance = (use_eta && eta_lowered) || !base_strict ? Assurance::Argued : Assurance::Strict;
+  std::optional<double> cold_strict;
+  if (base_strict) cold_strict = cold_strict_seconds;
+  apply_cache_condition(t, cv, options, cold_seconds, cold_strict, strict_floors, floors,
+                        floor_assurance(given_strict, floors), cold_assurance, m.chip_record);
   // Nothing counted because every DMA size was uncountable is not a
   // zero-time memory floor: it is an unknown, with the reason.
   if (total == 0) {
@@ -855,7 +1102,8 @@ Term memory_hivm(const HivmView &view, const Rates &rates, const TermOptions &op
     }
   }
   t.add_rate(m.chip_record);
-  if (m.per_block) t.add_rate(m.block_record);
+  if (m.read.known()) t.add_rate(m.read.record);
+  if (m.write.known()) t.add_rate(m.write.record);
   if (use_eta) {
     t.add_rate(rates.packet_efficiency()->record, cold_assurance == Assurance::Argued ? "argued" : "bound",
                kArgumentPacketEfficiency);
@@ -991,10 +1239,10 @@ Term issue_floor_hivm(const HivmView &view, const Rates &rates, const TermOption
     Amount guaranteed = g != view.issued_guaranteed.end() ? g->second : Amount{};
     Amount written = w != view.issued_as_written.end() ? w->second : Amount{};
     double instances = s.instances(core);
+    auto mean_seconds = [&](const Amount &a) { return rate.time(a.grid(s.blocks) / (s.slots * instances)).value(); };
     auto seconds = [&](const Amount &a) {
       double waves_form = rate.time(s.waves * a.uniform / instances).value();
-      double mean_form = rate.time(a.grid(s.blocks) / (s.slots * instances)).value();
-      return std::max(waves_form, mean_form);
+      return std::max(waves_form, mean_seconds(a));
     };
     ComponentValue cv;
     cv.core = core;
@@ -1013,6 +1261,7 @@ Term issue_floor_hivm(const HivmView &view, const Rates &rates, const TermOption
                {"issued_as_written_grid_dependent", written.dependent},
                {"scalar_as_written_per_block", scalar != view.scalar_as_written.end() ? scalar->second.uniform : 0.0},
                {"as_written_s", seconds(written.with_given())},
+               {"mean_form_s", mean_seconds(guaranteed.with_given())},
                {"instances_per_block", instances},
                {"counted", "instructions that must exist: vector/DMA/sync instructions, one per cube op, one per scalar "
                            "memory access, one per HIVM scalar op that acts on the machine; casts, index arithmetic, "

@@ -13,14 +13,34 @@
 #ifndef PERFBOUND_MODELS_TERMS_HPP
 #define PERFBOUND_MODELS_TERMS_HPP
 
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "hivm_view.hpp"
 #include "rates.hpp"
 #include "term.hpp"
 
 namespace pb::models {
+
+/// What the DSL tier proves about the bytes each kernel argument moves: per
+/// (Triton position, direction) the unique bytes over the launch, a sound
+/// (exact or lower) figure, strict and under the user's facts. The HIVM
+/// tier's cold-cache floor counts no more of an argument's DMA bytes than
+/// this (docs/model.md §3.3).
+struct UniqueBytes {
+  struct Figure {
+    std::string key;                // the argument's name or "%argN"
+    std::optional<double> strict;   // without the user's facts; nullopt: no sound figure
+    std::optional<double> given;    // under the user's facts
+  };
+  std::map<std::pair<int, bool>, Figure> by_arg;  // (Triton position, written) -> figure
+  std::string origin;
+  /// Reads bytes.read.by_arg and bytes.written.by_arg of a
+  /// perfbound.dsl_facts/1 document (an upper estimate is no figure).
+  static UniqueBytes from_dsl(const json &dsl, const std::string &origin);
+};
 
 struct TermOptions {
   /// memory: "transfer" applies the calibrated packet efficiency at each
@@ -42,6 +62,10 @@ struct TermOptions {
   /// issue_floor: "guaranteed" counts only instructions the backend cannot
   /// remove (strict); "as_written" counts every IR op (argued).
   std::string instruction_count = "guaranteed";
+  /// memory (HIVM tier): the DSL tier's unique bytes per argument, which
+  /// cap each argument's bytes in the cold-cache floor; without them the
+  /// floor counts no argument's DMA bytes (they may re-read data).
+  std::optional<UniqueBytes> unique;
 };
 
 /// Launch schedule of blocks over cores.
@@ -62,6 +86,11 @@ struct Schedule {
 Schedule make_schedule(double blocks, bool has_aic, bool has_aiv, double aiv_instances, const Rates &rates);
 /// The schedule of a HIVM program whose block count is known.
 Schedule hivm_schedule(const HivmView &view, const Rates &rates);
+/// The GM read (`write` false) or write paths of one block, every core of
+/// the block moving at once (docs/model.md §3.1): AIV GM <-> UB; AIC reads
+/// over its MTE2 (the fastest of GM -> L1/L0A/L0B), writes L0C -> GM plus
+/// L1 -> GM where the profile has it; a mix block one AIC and its AIVs.
+Rate<u::BytesPerSecond> block_gm_rate(const Rates &rates, const Schedule &s, bool write);
 
 Term grid_floor_dsl(const json &dsl, const Rates &rates, const TermOptions &options, const std::string &origin);
 Term grid_floor_hivm(const HivmView &view, const Rates &rates, const TermOptions &options);

@@ -151,12 +151,15 @@ class Calibrator {
     } else if (measure == "msprof_intercept") {
       spec_.check_keys(entry, allowed({"op", "points", "x", "time_column", "drop_first", "clock"}), where);
       result = msprof_intercept(entry, where);
+    } else if (measure == "msprof_slope") {
+      spec_.check_keys(entry, allowed({"op", "points", "x", "time_column", "drop_first", "clock"}), where);
+      result = msprof_slope(entry, where);
     } else if (measure == "sweep") {
       spec_.check_keys(entry, allowed({"file", "runs", "x", "x_unit", "bytes", "time", "reduce"}), where);
       result = sweep(entry, where, kind);
     } else {
       spec_.fail(spec_.require(entry, "measure", where),
-                 where + ": unknown measure '" + measure + "'; known: msprof_rate, msprof_difference, msprof_intercept, sweep");
+                 where + ": unknown measure '" + measure + "'; known: msprof_rate, msprof_difference, msprof_intercept, msprof_slope, sweep");
     }
     if (result.dimension != unit_spec->dimension &&
         units::exponents(result.dimension) != units::exponents(unit_spec->dimension))
@@ -409,48 +412,94 @@ class Calibrator {
     return r;
   }
 
-  Result msprof_intercept(const toml::table &entry, const std::string &where) {
-    Result r;
-    const std::string op = spec_.string(entry, "op", where);
-    const std::string x_name = spec_.string(entry, "x", where);
-    const std::string time_column = spec_.string(entry, "time_column", where);
+  /// The points of an msprof sweep ({file, x} per point, one op): per
+  /// point the fastest launch (`min`) or the median of the time column over
+  /// the kept launches.
+  struct Sweep {
+    std::vector<double> xs, ys;
+    size_t launches_min = SIZE_MAX, dropped = 0;
+    std::string op, x_name, time_column;
+  };
+  Sweep msprof_points(const toml::table &entry, const std::string &where, bool fastest, Result &r) {
+    Sweep out;
+    out.op = spec_.string(entry, "op", where);
+    out.x_name = spec_.string(entry, "x", where);
+    out.time_column = spec_.string(entry, "time_column", where);
     const toml::node &points_node = spec_.require(entry, "points", where);
     const toml::array *points = points_node.as_array();
     if (points == nullptr || points->size() < 3) spec_.fail(points_node, where + ": 'points' must be an array of at least 3 { file, x }");
-    std::vector<double> xs, ys;
-    std::vector<std::string> files;
-    size_t launches_min = SIZE_MAX, dropped = 0;
     for (const toml::node &p : *points) {
       if (!p.is_table()) spec_.fail(p, where + ": each point is { file = \"...\", x = number }");
       toml::table point = *p.as_table();
       spec_.check_keys(point, {"file", "x"}, where + " point");
       const toml::node &x_node = spec_.require(point, "x", where);
       if (!x_node.is_number()) spec_.fail(x_node, where + ": x must be a number");
-      point.insert_or_assign("op", op);
+      point.insert_or_assign("op", out.op);
       if (const toml::node *drop = entry.get("drop_first"); drop != nullptr) {
         if (!drop->is_integer()) spec_.fail(*drop, where + ": 'drop_first' must be a whole number >= 0");
         point.insert_or_assign("drop_first", drop->as_integer()->get());
       }
       Selection sel = select(point, where);
-      std::vector<double> t = times(sel, time_column, spec_.require(entry, "time_column", where), where);
-      xs.push_back(x_node.value<double>().value());
-      ys.push_back(median(t));
-      files.push_back(sel.file);
-      launches_min = std::min(launches_min, t.size());
-      dropped = sel.dropped;
+      std::vector<double> t = times(sel, out.time_column, spec_.require(entry, "time_column", where), where);
+      out.xs.push_back(x_node.value<double>().value());
+      out.ys.push_back(fastest ? *std::min_element(t.begin(), t.end()) : median(t));
+      out.launches_min = std::min(out.launches_min, t.size());
+      out.dropped = sel.dropped;
       r.sources.push_back(source(sel.file, sel.describe()));
       if (r.measured_on.empty()) r.measured_on = first_date(sel);
     }
-    LineFit fit = fit_line(xs, ys);
-    double scale = 1.0;
+    return out;
+  }
+
+  /// Seconds, or cycles at the spec's `clock` constant when it names one
+  /// (the result's dimension follows).
+  double time_scale(const toml::table &entry, const std::string &where, Result &r, std::string &clock_text) {
     r.dimension = Dimension::Time;
+    if (entry.get("clock") == nullptr) return 1.0;
+    double f = earlier_constant(entry, "clock", Dimension::Frequency, where);
+    r.dimension = Dimension::Cycles;
+    clock_text = " x " + units::format_number(f) + " Hz (constant " + spec_.string(entry, "clock", where) + ")";
+    return f;
+  }
+
+  /// A per-event latency: the slope of the fastest launch against the
+  /// number of events on the kernel's serial chain (docs/model.md §3.6).
+  /// The fastest launch, not the median: a latency is a minimum.
+  Result msprof_slope(const toml::table &entry, const std::string &where) {
+    Result r;
+    Sweep sw = msprof_points(entry, where, true, r);
+    LineFit fit = fit_line(sw.xs, sw.ys);
     std::string clock_text;
-    if (entry.get("clock") != nullptr) {
-      double f = earlier_constant(entry, "clock", Dimension::Frequency, where);
-      scale = f;
-      r.dimension = Dimension::Cycles;
-      clock_text = " x " + units::format_number(f) + " Hz (constant " + spec_.string(entry, "clock", where) + ")";
-    }
+    const double scale = time_scale(entry, where, r, clock_text);
+    if (!(fit.slope > 0))
+      throw pb::sdk::InputError(spec_.file() + ": " + where + ": the fitted slope is " + units::format_number(fit.slope * 1e6) +
+                                " us per " + sw.x_name + ", not positive: the sweep does not isolate a per-event cost");
+    r.value = round_significant(fit.slope * scale);
+    r.statistic = "slope of a least-squares line through the fastest launches";
+    r.n = static_cast<int64_t>(sw.xs.size());
+    r.ci95 = interval_json({fit.slope_ci95->low * scale, fit.slope_ci95->high * scale},
+                           "the slope (Student t, " + std::to_string(sw.xs.size() - 2) + " degrees of freedom)");
+    std::string xs_text;
+    for (double x : sw.xs) xs_text += (xs_text.empty() ? "" : ", ") + units::format_number(x);
+    r.method = "For each " + sw.x_name + " in {" + xs_text + "}, take the launches of op '" + sw.op +
+               "' sorted by Task Start Time(us), drop the first " + std::to_string(sw.dropped) + " (at least " +
+               std::to_string(sw.launches_min) + " left per point) and take the fastest " + sw.time_column +
+               "; fit fastest = intercept + slope x " + sw.x_name + " by least squares (intercept " +
+               units::format_number(fit.intercept * 1e6) + " us, R^2 " + units::format_number(fit.r_squared) +
+               "); value = slope" + clock_text + "; ci95 = slope +- t(0.975, " + std::to_string(sw.xs.size() - 2) +
+               ") = " + units::format_number(t_quantile_975(sw.xs.size() - 2)) + " x its standard error.";
+    return r;
+  }
+
+  Result msprof_intercept(const toml::table &entry, const std::string &where) {
+    Result r;
+    Sweep sw = msprof_points(entry, where, false, r);
+    const std::vector<double> &xs = sw.xs, &ys = sw.ys;
+    const std::string &op = sw.op, &x_name = sw.x_name, &time_column = sw.time_column;
+    const size_t launches_min = sw.launches_min, dropped = sw.dropped;
+    LineFit fit = fit_line(xs, ys);
+    std::string clock_text;
+    const double scale = time_scale(entry, where, r, clock_text);
     if (fit.intercept <= 0)
       throw pb::sdk::InputError(spec_.file() + ": " + where + ": the fitted intercept is " + units::format_number(fit.intercept * 1e6) +
                                 " us, not positive: the sweep does not isolate a fixed cost");

@@ -7,6 +7,8 @@
 #include <map>
 #include <optional>
 
+#include <perfbound/sdk/cancel.hpp>
+
 #include "corpus.hpp"
 #include "counterfactual.hpp"
 #include "dashboard_html.hpp"
@@ -260,6 +262,8 @@ int validate_main(const pb::sdk::Host &host, const std::vector<std::string> &arg
     return 2;
   }
   install_interrupt_handlers();
+  // Readers poll it (a 1 GB profiler CSV stops within a poll, not at its end).
+  pb::sdk::CancelScope cancel_scope([] { return interrupt_requested(); });
   try {
     return args.one("--corpus") ? validate_corpus(host, args) : validate_one(args);
   } catch (const Interrupted &) {
@@ -271,6 +275,10 @@ int validate_main(const pb::sdk::Host &host, const std::vector<std::string> &arg
   } catch (const pb::sdk::InfraError &e) {
     std::cerr << "perfbound validate: " << e.what() << "\n";
     return 5;
+  } catch (const pb::sdk::Error &e) {
+    if (e.status() != PB_ERR_CANCELLED) throw;
+    std::cerr << "perfbound validate: interrupted\n";
+    return 130;
   }
 }
 

@@ -2,6 +2,7 @@
 #include "corpus.hpp"
 
 #include <perfbound/sdk/input_file.hpp>
+#include <perfbound/sdk/number.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -41,6 +42,12 @@ std::optional<double> number_at(const json &obj, std::initializer_list<const cha
 std::string us_cell(std::optional<double> seconds) {
   if (!seconds) return "-";
   char buffer[64];
+  // Beyond 10^15 us (or not finite) %.1f is no longer a short text, and the
+  // digit grouping below needs its '.'.
+  if (!std::isfinite(*seconds * 1e6) || std::fabs(*seconds * 1e6) >= 1e15) {
+    std::snprintf(buffer, sizeof buffer, "%g", *seconds * 1e6);
+    return buffer;
+  }
   std::snprintf(buffer, sizeof buffer, "%.1f", *seconds * 1e6);
   std::string digits(buffer);
   size_t start = digits[0] == '-' ? 1 : 0;
@@ -126,6 +133,27 @@ json summarize(const json &cases) {
   summary["tightness"] = t;
   summary["binding"] = {{"compared", compared}, {"matches", matches}};
   return summary;
+}
+
+/// The longest time a saved report may state: a year. A bound or limit
+/// beyond it is a broken or hostile file, not a kernel (and 1e308 s printed
+/// in microseconds overflows every text form of it).
+constexpr double kMaxReportSeconds = 365.0 * 86400.0;
+
+/// Every time quantity ({"value": v, "unit": "s"}) anywhere in a saved
+/// report or run result must be a number of seconds from 0 to a year;
+/// refused at its line and column otherwise.
+void check_report_times(const json &node, const json::json_pointer &at, const json &root, const pb::sdk::JsonSource &source) {
+  if (node.is_object()) {
+    auto unit = node.find("unit");
+    auto value = node.find("value");
+    if (unit != node.end() && value != node.end() && unit->is_string() && *unit == "s" && !value->is_null())
+      (void)source.number(root, at / "value", pb::sdk::NumberRange::non_negative().at_most(kMaxReportSeconds),
+                          "time " + (at / "value").to_string() + " (seconds)");
+    for (const auto &[key, child] : node.items()) check_report_times(child, at / key, root, source);
+  } else if (node.is_array()) {
+    for (size_t idx = 0; idx < node.size(); ++idx) check_report_times(node[idx], at / idx, root, source);
+  }
 }
 
 /// A saved report or run result: regular file, size, UTF-8 and depth limits.
@@ -299,6 +327,7 @@ BoundOutcome read_saved_report(const fs::path &path, const std::string &report_o
   json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded()) throw pb::sdk::InputError(pb::sdk::json_syntax_error_message(text, path.string()));
   if (!doc.is_object()) throw pb::sdk::InputError(path.string() + ": not a JSON object");
+  check_report_times(doc, json::json_pointer(), doc, pb::sdk::JsonSource(path.string(), text));
   const std::string schema = doc.value("schema", std::string());
   if (schema == "perfbound.run_result/1") return report_from_run_result(doc, report_output, path.string());
   if (schema != "perfbound.bound_report/1")

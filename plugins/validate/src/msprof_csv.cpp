@@ -1,6 +1,7 @@
 //===- msprof_csv.cpp - msprof op_summary CSV reader -----------------------===//
 #include "msprof_csv.hpp"
 
+#include <perfbound/sdk/cancel.hpp>
 #include <perfbound/sdk/input_file.hpp>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <sstream>
 
 #include <perfbound/sdk/json.hpp>
+#include <perfbound/sdk/number.hpp>
 
 namespace perfbound::validate {
 
@@ -164,6 +166,7 @@ CsvTable CsvTable::parse(std::string_view text, std::string origin) {
   table.columns_.reserve(lines * width);
   table.row_lines_.reserve(lines);
   while (!cur.done()) {
+    pb::sdk::poll_cancel();  // a 1 GB file stops within a few thousand rows of Ctrl-C
     if (cur.at_line_end()) {  // blank line
       cur.skip_line_end();
       continue;
@@ -225,6 +228,13 @@ OpSummary OpSummary::parse(std::string_view text, std::string origin) {
     summary.format_ = ProfilerFormat::OpBasicInfo;
   else if (has_column(header, "Accelerator Core") || (has_column(header, "Name") && !has_column(header, "Op Name")))
     summary.format_ = ProfilerFormat::KernelDetails;
+  // Launches are ordered by their start time to tell warm-ups from the
+  // rest; a per-task table without one would be read in file order, which
+  // neither profiler promises (OpBasicInfo has one row per launch and none).
+  if (summary.format_ != ProfilerFormat::OpBasicInfo && !summary.find_column("Task Start Time(us)"))
+    throw pb::sdk::InputError(summary.origin() + ":1:1: a " + format_name(summary.format_) + " table needs the column '" +
+                              (summary.format_ == ProfilerFormat::KernelDetails ? "Start Time(us)" : "Task Start Time(us)") +
+                              "' (the launches are ordered by it to drop the warm-ups); the header has none");
   return summary;
 }
 
@@ -264,25 +274,36 @@ std::string OpSummary::text(size_t row, size_t col) const {
   return std::string(value);
 }
 
+static pb::sdk::NumberRange column_range(std::string_view column) {
+  using pb::sdk::NumberRange;
+  auto ends_with = [&](std::string_view suffix) {
+    return column.size() >= suffix.size() && column.substr(column.size() - suffix.size()) == suffix;
+  };
+  // A clock in MHz: above 0 and below 100 GHz (a 0 would make every
+  // cycle count from it infinite).
+  if (column == "Current Freq" || column == "Rated Freq") return NumberRange::positive().at_most(100000);
+  // Block counts are stored as integers (a cast of 5e307 is undefined).
+  if (column == "Block Dim" || column == "Block Num" || column == "Mix Block Dim" || column == "Mix Block Num")
+    return NumberRange::whole(0, 2147483647);
+  if (ends_with("_ratio")) return NumberRange::non_negative().at_most(1);
+  // Times, durations, counts and rates: never below zero.
+  return NumberRange::non_negative();
+}
+
 std::optional<double> OpSummary::number(size_t row, size_t col) const {
   std::string_view value = trim(csv_.cell(row, col));
   if (value.empty() || value == "N/A") return std::nullopt;
-  double parsed = 0;
-  const char *end = value.data() + value.size();
-  auto [ptr, ec] = std::from_chars(value.data(), end, parsed);
-  if (ec != std::errc() || ptr != end)
+  std::optional<double> parsed = pb::sdk::parse_number(value);
+  if (!parsed)
     throw pb::sdk::InputError(csv_.where(row, col) + ": column '" + csv_.header()[col] + "': expected a number, got '" +
                               std::string(value) + "'");
   // Every number a profiler writes here is a time, a duration, a count, a
-  // rate or a ratio: NaN, infinity or a negative value is a broken file, and
-  // dropping the row would quietly change which launches are measured.
-  if (!std::isfinite(parsed))
-    throw pb::sdk::InputError(csv_.where(row, col) + ": column '" + csv_.header()[col] + "': '" + std::string(value) +
-                              "' is not a finite number");
-  if (parsed < 0)
-    throw pb::sdk::InputError(csv_.where(row, col) + ": column '" + csv_.header()[col] + "': " + std::string(value) +
-                              " is negative; a profiler's times, counts and rates are never below zero");
-  return parsed;
+  // clock or a ratio: NaN, infinity (1e400), a negative value or a clock of
+  // 0 is a broken file, and dropping the row would quietly change which
+  // launches are measured.
+  if (std::string problem = pb::sdk::number_problem(*parsed, column_range(csv_.header()[col]), value); !problem.empty())
+    throw pb::sdk::InputError(csv_.where(row, col) + ": column '" + csv_.header()[col] + "' " + problem);
+  return *parsed;
 }
 
 double OpSummary::require_number(size_t row, size_t col) const {
@@ -309,6 +330,7 @@ std::vector<Launch> OpSummary::launches(std::string_view op_name, const std::vec
   };
   std::vector<Row> found;
   for (size_t row = 0; row < row_count(); ++row) {
+    pb::sdk::poll_cancel();
     if (text(row, name_col) != op_name) continue;
     if (type_col && std::find(task_types.begin(), task_types.end(), text(row, *type_col)) == task_types.end()) continue;
     double start = start_col ? require_number(row, *start_col) : 0.0;

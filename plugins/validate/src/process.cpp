@@ -14,6 +14,8 @@
 #include <sstream>
 #include <thread>
 
+#include <perfbound/sdk/shell.hpp>
+
 extern char **environ;
 
 namespace perfbound::validate {
@@ -21,8 +23,18 @@ namespace perfbound::validate {
 namespace {
 
 std::atomic<bool> g_interrupted{false};
+struct sigaction g_previous_int {}, g_previous_term {};
 
-extern "C" void on_interrupt_signal(int) { g_interrupted.store(true); }
+/// Notes the request, then hands the signal to the handler that was there
+/// before (the host's sets the cancel flag that pipelines run on behalf of
+/// this command poll).
+extern "C" void on_interrupt_signal(int sig) {
+  g_interrupted.store(true);
+  const struct sigaction &previous = sig == SIGINT ? g_previous_int : g_previous_term;
+  if ((previous.sa_flags & SA_SIGINFO) == 0 && previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN &&
+      previous.sa_handler != on_interrupt_signal)
+    previous.sa_handler(sig);
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -42,13 +54,7 @@ std::string display_command(const std::vector<std::string> &argv) {
   std::string out;
   for (const std::string &word : argv) {
     bool plain = !word.empty() && word.find_first_of(" \t\n'\"\\$`;&|<>(){}*?[]#~") == std::string::npos;
-    std::string quoted = plain ? word : "'" + word + "'";
-    if (!plain) {
-      quoted = "'";
-      for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-      quoted += "'";
-    }
-    out += (out.empty() ? "" : " ") + quoted;
+    out += (out.empty() ? "" : " ") + (plain ? word : pb::sdk::shell::quote(word));
   }
   return out;
 }
@@ -57,8 +63,8 @@ void install_interrupt_handlers() {
   struct sigaction action {};
   action.sa_handler = on_interrupt_signal;
   sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, &g_previous_int);
+  sigaction(SIGTERM, &action, &g_previous_term);
 }
 
 bool interrupt_requested() { return g_interrupted.load(); }

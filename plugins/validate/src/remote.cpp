@@ -1,6 +1,8 @@
 //===- remote.cpp - run counterfactual steps on the host with the NPU -----===//
 #include "remote.hpp"
 
+#include <perfbound/sdk/shell.hpp>
+
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -38,11 +40,7 @@ CommandResult refused(const std::vector<std::string> &argv, const fs::path &log,
 
 }  // namespace
 
-std::string shell_quote(const std::string &word) {
-  std::string out = "'";
-  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+std::string shell_quote(const std::string &word) { return pb::sdk::shell::quote(word); }
 
 RemoteHost load_remote_host(const fs::path &file) {
   std::error_code ec;

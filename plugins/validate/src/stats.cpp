@@ -74,6 +74,9 @@ LineFit fit_line(const std::vector<double> &x, const std::vector<double> &y) {
     fit.intercept_se = std::sqrt(s2 * (1.0 / n + x_mean * x_mean / sxx));
     double half = t_quantile_975(x.size() - 2) * fit.intercept_se;
     fit.intercept_ci95 = Interval{fit.intercept - half, fit.intercept + half};
+    fit.slope_se = std::sqrt(s2 / sxx);
+    double slope_half = t_quantile_975(x.size() - 2) * fit.slope_se;
+    fit.slope_ci95 = Interval{fit.slope - slope_half, fit.slope + slope_half};
   }
   return fit;
 }

@@ -41,6 +41,8 @@ struct LineFit {
   double r_squared = 0;
   double intercept_se = 0;           // standard error of the intercept
   std::optional<Interval> intercept_ci95;  // intercept +- t(0.975, n-2) * se; nullopt for n < 3
+  double slope_se = 0;                     // standard error of the slope
+  std::optional<Interval> slope_ci95;      // slope +- t(0.975, n-2) * se; nullopt for n < 3
 };
 
 /// Ordinary least squares y = intercept + slope * x. Requires >= 2 points

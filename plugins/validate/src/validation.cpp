@@ -33,6 +33,10 @@ std::string lower(std::string text) {
 /// "1,234.5 us" for messages.
 std::string us_text(double seconds) {
   char buffer[64];
+  if (!std::isfinite(seconds * 1e6) || std::fabs(seconds * 1e6) >= 1e15) {  // no '.' to group around
+    std::snprintf(buffer, sizeof buffer, "%g us", seconds * 1e6);
+    return buffer;
+  }
   std::snprintf(buffer, sizeof buffer, "%.1f", seconds * 1e6);
   std::string digits(buffer);
   size_t dot = digits.find('.');

@@ -18,6 +18,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <perfbound/sdk/number.hpp>
 #include <perfbound/sdk/plugin.hpp>
 
 #include <fstream>
@@ -72,6 +73,20 @@ void add_protocol_flags(CLI::App &command, std::vector<std::shared_ptr<std::stri
   }
 }
 
+/// A CLI11 check for a number of seconds read from the command line: CLI11's
+/// PositiveNumber takes "nan" (nan <= 0 is false) and "1e400" (inf); this
+/// takes a finite number in `range` only, said in the same words as every
+/// other reader (pb::sdk::number_problem).
+CLI::Validator seconds_in(const pb::sdk::NumberRange &range) {
+  return CLI::Validator(
+      [range](std::string &text) -> std::string {
+        std::optional<double> value = pb::sdk::parse_number(text);
+        if (!value) return "not a number of seconds: " + text;
+        return pb::sdk::number_problem(*value, range, text);
+      },
+      "SECONDS");
+}
+
 void append_to_string(void *data, const char *text, size_t size) { static_cast<std::string *>(data)->append(text, size); }
 
 int cmd_prepare(const pb::sdk::Host &host, const std::vector<std::string> &testlists, const std::string &backend_name,
@@ -123,6 +138,8 @@ int cmd_prepare(const pb::sdk::Host &host, const std::vector<std::string> &testl
 std::vector<uint32_t> parse_device_list(const std::string &text) {
   std::vector<uint32_t> devices;
   std::set<uint32_t> seen;
+  if (text.find_first_not_of(" \t") == std::string::npos)
+    throw bench::UsageError("--devices '" + text + "': no device named; give indices such as 0-7, 0,2,5, or all");
   auto number = [&](const std::string &digits) -> uint32_t {
     if (digits.empty() || digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string::npos)
       throw bench::UsageError("--devices " + text + ": expected device indices such as 0-7, 0,2,5 or all");
@@ -247,6 +264,7 @@ int cmd_slurm(const pb::sdk::Host &host, const SlurmArgs &args) {
     std::snprintf(text, sizeof text, "%g", args.case_timeout_s);
     job.run_args = {"--case-timeout", text};
   }
+  if (std::string problem = bench::slurm_job_problem(job); !problem.empty()) throw bench::UsageError(problem);
   // The partition must exist where the job goes; checked before anything is written.
   std::string why;
   std::optional<std::vector<std::string>> partitions = bench::slurm_partitions(why);
@@ -288,6 +306,11 @@ int cmd_report(const std::string &path, const std::string &format) {
   if (result.is_discarded()) throw pb::sdk::InputError(pb::sdk::json_syntax_error_message(*text, path));
   if (!result.is_object() || result.value("schema", "") != bench::kResultSchema)
     throw pb::sdk::InputError(path + ": not a " + std::string(bench::kResultSchema) + " document");
+  if (result.contains("rows") && result["rows"].is_array()) {
+    const pb::sdk::JsonSource source(path, *text);
+    for (size_t idx = 0; idx < result["rows"].size(); ++idx)
+      bench::check_row_numbers(result, json::json_pointer("/rows") / idx, source);
+  }
   if (format == "json")
     std::cout << result.dump(2) << "\n";
   else if (format == "md")
@@ -394,8 +417,8 @@ int bench_main(const pb::sdk::Host &host, const std::vector<std::string> &args) 
       ->excludes(device_option);
   run->add_option("--shard", *shard_text, "Run shard I of N (0-based, e.g. 0/4) of the plan; smoke cases run in every shard");
   run->add_option("--case-timeout", options->case_timeout_s, "Watchdog deadline per case, seconds (default 600)")
-      ->check(CLI::PositiveNumber);
-  run->add_option("--cooldown", options->cooldown_s, "Pause between cases, seconds (default 0)")->check(CLI::NonNegativeNumber);
+      ->check(seconds_in(pb::sdk::NumberRange::positive().at_most(604800)));
+  run->add_option("--cooldown", options->cooldown_s, "Pause between cases, seconds (default 0)")->check(seconds_in(pb::sdk::NumberRange::non_negative().at_most(604800)));
   run->add_option("--health", options->health_tool, "Health gate tool: none, npu-smi or nvidia-smi (default none)")
       ->check(CLI::IsMember({"none", "npu-smi", "nvidia-smi"}));
   run->add_option("--smi-program", options->smi_program, "The SMI program to run (default: the tool's name in PATH)");
@@ -403,12 +426,12 @@ int bench_main(const pb::sdk::Host &host, const std::vector<std::string> &args) 
                   "Device as the SMI tool names it: NPU[:CHIP] or GPU index (default: --device); with --devices, a "
                   "comma-separated list in the same order");
   run->add_option("--idle-interval", options->idle_interval_s, "Seconds between the two idle observations (default 1)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(seconds_in(pb::sdk::NumberRange::non_negative().at_most(604800)));
   run->add_option("--idle-timeout", options->idle_timeout_s,
                   "How long to wait for an idle device before skipping a case, seconds (default 60)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(seconds_in(pb::sdk::NumberRange::non_negative().at_most(604800)));
   run->add_option("--health-interval", options->health_interval_s, "Seconds between observations during a case (default 2)")
-      ->check(CLI::PositiveNumber);
+      ->check(seconds_in(pb::sdk::NumberRange::positive().at_most(604800)));
   run->add_option("--lock-dir", *lock_dir, "Directory of device lock files (default $PERFBOUND_LOCK_DIR or /tmp/perfbound-locks)");
   run->add_flag("--keep-going", options->keep_going, "Run the measure phase even when a smoke case failed");
   run->add_flag("-q,--quiet", *quiet, "No progress lines on stderr");
@@ -428,7 +451,8 @@ int bench_main(const pb::sdk::Host &host, const std::vector<std::string> &args) 
       }
       if (*devices_text == "all") {
         options->all_devices = true;
-      } else if (!devices_text->empty()) {
+      } else if (run->count("--devices") > 0) {
+        // Given, even as "": an empty list would run on no device and pass.
         options->devices = parse_device_list(*devices_text);
       }
       if ((options->all_devices || !options->devices.empty()) && !options->smi_device.empty()) {
@@ -470,7 +494,7 @@ int bench_main(const pb::sdk::Host &host, const std::vector<std::string> &args) 
   slurm_cmd->add_option("--gres", slurm->gres, "Gres name of the devices (default: gpu for cuda, npu for acl, none for cpu)")
       ->each([slurm](const std::string &) { slurm->gres_given = true; });
   slurm_cmd->add_option("--run-dir", slurm->run_dir, "Where shards write (RUN/shard-I) and the merge goes (RUN/merged); default runs/<plan>");
-  slurm_cmd->add_option("--case-timeout", slurm->case_timeout_s, "Passed to bench run")->check(CLI::PositiveNumber);
+  slurm_cmd->add_option("--case-timeout", slurm->case_timeout_s, "Passed to bench run")->check(seconds_in(pb::sdk::NumberRange::positive().at_most(604800)));
   slurm_cmd->add_option("-o,--out", slurm->out, "The sbatch script to write")->required();
   slurm_cmd->add_flag("--submit", slurm->submit, "Submit the array and the merge job now and print their job ids");
   slurm_cmd->callback([&] { action = [&] { return cmd_slurm(host, *slurm); }; });

@@ -52,6 +52,7 @@
 #include <vector>
 
 #include "perfbound/perfbound.h"
+#include "perfbound/sdk/cancel.hpp"
 #include "perfbound/sdk/json.hpp"
 
 namespace pb::sdk {
@@ -528,6 +529,8 @@ inline pb_status kind_run(pb_node *node, const pb_run_context *ctx) {
             throw InputError("node '" + rc.node_id() + "': required input '" + port.name + "' (" + port.schema +
                              ") has no document");
         }
+        // Readers deep in the kind poll pb::sdk::poll_cancel() (cancel.hpp).
+        CancelScope cancel_scope([ctx] { return ctx->cancelled(ctx) != PB_FALSE; });
         node->impl->run(rc);
         return PB_OK;
       },

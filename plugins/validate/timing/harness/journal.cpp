@@ -1,6 +1,8 @@
 //===- journal.cpp - the resumable, fingerprinted, append-only run journal --===//
 #include "journal.hpp"
 
+#include "result.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -110,6 +112,8 @@ JournalContents read_journal(const fs::path &path) {
           !parsed.contains("row"))
         throw pb::sdk::InputError(path.string() + ":" + std::to_string(line_no) + ": not a " +
                                   std::string(kJournalRecordSchema) + " record");
+      check_row_numbers(parsed, json::json_pointer("/row"),
+                        pb::sdk::JsonSource(path.string(), line, static_cast<std::uint32_t>(line_no)));
       contents.records.push_back(parsed);
     }
     offset = newline + 1;

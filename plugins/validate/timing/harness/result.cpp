@@ -171,6 +171,21 @@ void finish_statistic(json &row) {
   }
 }
 
+void check_row_numbers(const json &root, const json::json_pointer &at, const pb::sdk::JsonSource &source) {
+  using pb::sdk::NumberRange;
+  const json &row = root.at(at);
+  if (!row.is_object()) source.fail(at, "a result row must be a JSON object");
+  const NumberRange time_us = NumberRange::positive();
+  (void)source.optional_number(root, at / "latency_us", time_us, "\"latency_us\"");
+  (void)source.optional_number(root, at / "tflops", NumberRange::non_negative(), "\"tflops\"");
+  if (row.contains("statistic") && row["statistic"].is_object())
+    (void)source.optional_number(root, at / "statistic" / "value_us", time_us, "\"statistic.value_us\"");
+  if (row.contains("samples_us") && row["samples_us"].is_array())
+    for (size_t idx = 0; idx < row["samples_us"].size(); ++idx)
+      (void)source.number(root, at / "samples_us" / idx, time_us, "sample " + std::to_string(idx + 1) + " of \"samples_us\"");
+  (void)source.optional_number(root, at / "duration_s", NumberRange::non_negative(), "\"duration_s\"");
+}
+
 bool is_failure_status(const std::string &status) {
   return status == "error" || status == "check_failed" || status == "timeout" || status == "contaminated";
 }

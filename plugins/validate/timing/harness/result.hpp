@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include <perfbound/sdk/number.hpp>
 
 namespace pb::bench {
 
@@ -37,6 +38,14 @@ json make_measured_row(const json &plan_case, const json &outcome, const json &p
 void finish_statistic(json &row);
 
 bool is_failure_status(const std::string &status);
+
+/// The numbers of a row read back from a journal or a result file, each in
+/// the range its meaning allows: every sample and the statistic/latency a
+/// time > 0 us, TFLOPS and the worker's duration >= 0. A row that breaks
+/// one is refused (InputError at `source`'s line and column of the member):
+/// a negative latency would otherwise be merged, ranked and reported.
+/// `at` is where the row sits in `root`, the document parsed from `source`.
+void check_row_numbers(const json &root, const json::json_pointer &at, const pb::sdk::JsonSource &source);
 
 /// The result document from the run metadata and rows (in plan order).
 json make_result(const json &run, const std::vector<json> &rows, const std::string &state);

@@ -14,7 +14,11 @@
 // CUDA_VISIBLE_DEVICES; ACL plans ask for --gres=npu:D, and the script
 // exports the indices Slurm allocated on the node (SLURM_JOB_GPUS when the
 // site names NPUs "gpu", else the IDX list `scontrol show job -d` prints for
-// the gres) as ASCEND_RT_VISIBLE_DEVICES. No scheduler of our own, no ssh.
+// the gres) as ASCEND_RT_VISIBLE_DEVICES, after checking they are a list of
+// numbers. No scheduler of our own, no ssh.
+//
+// Names and paths come from the user (a plan called `$(reboot).json`): none
+// of them is ever read by a shell as anything but a literal word.
 //
 //===----------------------------------------------------------------------===//
 #ifndef PERFBOUND_TIMING_SLURM_HPP
@@ -52,7 +56,18 @@ bool valid_slurm_time(const std::string &text);
 /// The gres a backend's devices are requested as ("" for the CPU backend).
 std::string default_gres(const std::string &backend);
 
-/// The script's text.
+/// Why `job` cannot be written as a script, or "": a value that must sit in
+/// an `#SBATCH` line (run directory, partition) but is not one word there,
+/// a time limit sbatch would not read, a gres name that is not a plain name.
+/// Everything else (plan, executable and plugin paths, run arguments) is
+/// quoted and may hold any character.
+std::string slurm_job_problem(const SlurmJob &job);
+
+/// The script's text. Every string from outside on a command line or in an
+/// assignment is one single-quoted word (pb::sdk::shell::quote), comments show
+/// control characters as '?', and the merge job's --wrap command is quoted
+/// word by word and then as a whole. Throws std::invalid_argument with
+/// slurm_job_problem's message for a job it refuses.
 std::string slurm_script(const SlurmJob &job);
 
 /// The partitions `sinfo` lists, or nullopt (with `why`) when sinfo cannot run.
