@@ -13,6 +13,7 @@
 
 #include "analyze.hpp"
 #include "combine.hpp"
+#include "critical_path_check.hpp"
 #include "document.hpp"
 #include "generator.hpp"
 #include "hivm_view.hpp"
@@ -522,7 +523,9 @@ CheckReport check_program(const std::string &text, const json &launch,
   std::optional<Phase> timing(std::in_place, phase_times.oracle);
   try {
     oo.seed = options.seed * 2 + 1;
+    oo.trace = true;  // the executed order, for the critical path
     worlds.push_back({o::run(text, la, oo), true, "world A (index tensors given)"});
+    oo.trace = false;
     // World B: no tensor contents, another seed (strict numbers hold in every world).
     o::Launch lb = o::launch_from_json(launch);
     oo.seed = options.seed * 2 + 2;
@@ -670,7 +673,7 @@ CheckReport check_program(const std::string &text, const json &launch,
     std::vector<Violation> again = term_violations(repaired, worlds, gave_facts, without_facts ? &*without_facts : nullptr, origin);
     for (Violation &v : found) {
       if (!v.known.empty()) continue;
-      const bool still = std::any_of(again.begin(), again.end(), [&](const Violation &a) { return a.cls == v.cls && a.where == v.where; });
+      const bool still = std::any_of(again.begin(), again.end(), [&](const Violation &w) { return w.cls == v.cls && w.where == v.where; });
       if (!still) v.known = item;
     }
   };
@@ -711,6 +714,12 @@ CheckReport check_program(const std::string &text, const json &launch,
     }
   }
   for (Violation &v : found) out.add(v.cls, v.where, v.detail, v.known);
+
+  // The critical path against the first world's executed order.
+  CriticalPathCheck cp = check_critical_path(text, doc, worlds[0].result, profile_document(), rates(), origin);
+  report.critical_path_compared = cp.compared;
+  report.critical_path_skip = cp.skip_reason;
+  for (Violation &v : cp.violations) out.add(v.cls, v.where, v.detail, v.known);
   return report;
 }
 

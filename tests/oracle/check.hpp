@@ -11,7 +11,9 @@
 //   - every HIVM term's and limit's strict value (grid_floor, component_floor,
 //     memory, serialization, issue_floor; the combiner's compose) with the same
 //     terms run on the perfbound.hivm_work/1 document built from the oracle's
-//     exact counts (the cold-cache bytes capped at the unique bytes touched).
+//     exact counts (the cold-cache bytes capped at the unique bytes touched);
+//   - the critical_path term's strict chain per block with the schedule of the
+//     first world's executed order (critical_path_check.hpp).
 // docs/validation.md describes what is checked and how to reproduce a failure.
 //
 //===----------------------------------------------------------------------===//
@@ -57,6 +59,8 @@ struct CheckReport {
   std::string facts_summary;
   uint64_t oracle_ops = 0;
   size_t records = 0, compared = 0;  // op records, op records matched with the oracle
+  size_t critical_path_compared = 0;  // functions whose critical_path chain was checked against the trace
+  std::string critical_path_skip;     // why it was not (critical_path_check.hpp)
 };
 
 /// Checks one program. `index_data`: tensors (Triton position -> contents) the

@@ -4,7 +4,7 @@
 if(NOT TARGET perfbound_oracle_check)
   set(PB_ORACLE_CHECK_DIR "${PROJECT_SOURCE_DIR}/tests/oracle")
   add_library(perfbound_oracle_check STATIC
-    "${PB_ORACLE_CHECK_DIR}/check.cpp" "${PB_ORACLE_CHECK_DIR}/generator.cpp" "${PB_ORACLE_CHECK_DIR}/driver.cpp")
+    "${PB_ORACLE_CHECK_DIR}/check.cpp" "${PB_ORACLE_CHECK_DIR}/critical_path_check.cpp" "${PB_ORACLE_CHECK_DIR}/generator.cpp" "${PB_ORACLE_CHECK_DIR}/driver.cpp")
   target_include_directories(perfbound_oracle_check PUBLIC "${PB_ORACLE_CHECK_DIR}")
   target_link_libraries(perfbound_oracle_check PUBLIC perfbound_hivm_oracle perfbound_hivm_core perfbound_models_core perfbound_host
     PRIVATE perfbound_warnings)

@@ -71,6 +71,8 @@ std::string BatchSummary::str() const {
   os << programs << " programs: " << (programs - skipped) << " checked, " << skipped << " skipped by the oracle, " << failed
      << " with violations, " << waived << " with known (waived) review items; " << records << " op records, "
      << oracle_ops << " oracle op executions\n";
+  os << "  critical path compared with the executed order in " << critical_path_checked << " programs\n";
+  for (const auto &[k, n] : critical_path_skips) os << "  critical path not compared: " << n << " x " << k << "\n";
   for (const auto &[k, n] : skip_reasons) os << "  skipped: " << n << " x " << k << "\n";
   for (const auto &[k, n] : violation_classes) os << "  violation: " << n << " x " << k << "\n";
   for (const auto &[k, n] : waived_classes) os << "  known: " << n << " x " << k << "\n";
@@ -115,6 +117,8 @@ BatchSummary run_batch(uint64_t first, uint64_t count, const CheckOptions &base,
     }
     s.records += r.records;
     s.oracle_ops += r.oracle_ops;
+    if (r.critical_path_compared > 0) ++s.critical_path_checked;
+    else if (!r.critical_path_skip.empty()) ++s.critical_path_skips[r.critical_path_skip.substr(0, 80)];
     if (!r.waived.empty()) ++s.waived;
     for (const Violation &v : r.waived) ++s.waived_classes[v.known + ": " + v.cls];
     if (!r.violations.empty()) {

@@ -42,6 +42,8 @@ struct BatchSummary {
   std::map<std::string, uint64_t> violation_classes;   // unknown violations by class
   std::map<std::string, uint64_t> waived_classes;      // known items by class
   std::map<std::string, uint64_t> features;            // generated features, by programs using them
+  uint64_t critical_path_checked = 0;                  // programs whose critical path was compared
+  std::map<std::string, uint64_t> critical_path_skips; // why the others were not
   std::vector<uint64_t> failing_seeds;
   std::string first_failure;                           // report of the first failing seed
   [[nodiscard]] std::string str() const;

@@ -76,10 +76,13 @@ TEST_CASE("oracle check: every shipped HIVM dump under a scaled-down launch") {
     // seeded_gap2: S x S f32, one column / row per program, S = 2048 -> 4 programs, S = 64.
     for (const char *f : {"seeded_gap2_strided", "seeded_gap2_coalesced"})
       dumps.push_back({std::string("shared:") + f + ".npuir.mlir", {{"grid", {4}}, {"args", {{"2", 64}}}}, {}});
-    // The AscendNPU-IR lit tests: two blocks, nothing else given.
-    for (const char *f : {"ascendnpu-ir_IR_dma-ops", "ascendnpu-ir_IR_sync-ops", "ascendnpu-ir_Integration_VecAdd_add",
-                          "ascendnpu-ir_inject-block-sync"})
-      dumps.push_back({std::string("shared:") + f + ".mlir", {{"grid", {2}}, {"args", json::object()}}, {}});
+    // The AscendNPU-IR VecAdd integration test: two blocks, nothing else given.
+    // The lit files (dma-ops, sync-ops, inject-block-sync) are not checked here:
+    // read as one module they repeat symbols (refused since issue 24), and their
+    // sections use memrefs without an address space, which the oracle does not
+    // model (no work) while the extractor counts an nd2nz or a fixpipe on the
+    // path its definition fixes; conformance_hivm reads them section by section.
+    dumps.push_back({"shared:ascendnpu-ir_Integration_VecAdd_add.mlir", {{"grid", {2}}, {"args", json::object()}}, {}});
   } else {
     MESSAGE("SKIPPED for ../shared inputs: ../shared not found at " << pbtest::shared_dir().string());
   }
@@ -132,10 +135,12 @@ TEST_CASE("oracle check: a planted overcount is found (the check bites)") {
   bool found = false;
   for (const ot::Violation &v : bad.violations) found = found || (v.cls == "block_min.bytes" && v.where.find("line 42") == 0);
   CHECK(found);
-  // A doubled exact grid sum, and the term that reads it.
+  // A quadrupled exact grid sum, and the term that reads it (the loads: GM -> UB
+  // is a strict path rate; UB -> GM is argued since issue 23, so no strict term
+  // reads the stores' bytes).
   opt.tamper = [](json &doc) {
     for (json &op : doc["ops"])
-      if (op["op"] == "hivm.hir.store") {
+      if (op["op"] == "hivm.hir.load") {
         op["grid"]["bytes"] = op["grid"]["bytes"].get<double>() * 4;
         op["block_min"]["bytes"] = 8192;
       }
@@ -170,4 +175,39 @@ TEST_CASE("oracle check: generated programs (PB_ORACLE_PROGRAMS, sharded)") {
   CHECK_MESSAGE(s.failed == 0, s.str());
   // The generator must exercise the oracle, not the oracle's refusals.
   CHECK(s.skipped * 10 <= s.programs);
+}
+
+// The critical_path term (docs/model.md §3.6) against the schedule of each
+// block's executed order (critical_path_check.cpp): the hand-checked fixtures
+// of tests/models/test_critical_path.cpp, then a planted overcount.
+TEST_CASE("oracle check: the critical path is never longer than the executed order allows") {
+  const fs::path dir = pbtest::source_dir() / "tests" / "models" / "data" / "critical_path";
+  for (const char *name : {"pipe_all_loop", "single_buffer_flags", "double_buffer_flags", "cross_core_chain"}) {
+    ot::Case c;
+    c.name = name;
+    c.text = pbtest::read_file(dir / (std::string(name) + ".npuir.mlir"));
+    c.launch = {{"grid", {3}}, {"args", json::object()}};
+    ot::CheckReport r = check_case(c);
+    REQUIRE_FALSE(r.skipped);
+    CHECK_MESSAGE(r.critical_path_skip.empty(), name << ": " << r.critical_path_skip);
+    CHECK_MESSAGE(r.critical_path_compared >= 1, name);
+  }
+  // The check bites: every load of the PIPE_ALL loop counted 3 times over
+  // makes the term's chain longer than any execution of it.
+  ot::Case c;
+  c.name = "pipe_all_loop (tampered)";
+  c.text = pbtest::read_file(dir / "pipe_all_loop.npuir.mlir");
+  c.launch = {{"grid", {3}}, {"args", json::object()}};
+  ot::CheckOptions opt;
+  opt.tamper = [](json &doc) {
+    for (json &op : doc["ops"])
+      if (op["op"] == "hivm.hir.load")
+        for (const char *scope : {"block_min", "block", "grid", "exec"})
+          if (op.contains(scope) && op[scope].is_object() && op[scope].contains("bytes") && op[scope]["bytes"].is_number())
+            op[scope]["bytes"] = op[scope]["bytes"].get<double>() * 3;
+  };
+  ot::CheckReport bad = ot::check_program(c.text, c.launch, {}, opt, c.name);
+  bool found = false;
+  for (const ot::Violation &v : bad.violations) found = found || v.cls == "term.critical_path.strict";
+  CHECK_MESSAGE(found, ot::describe(c, bad));
 }
