@@ -40,7 +40,7 @@ grep -q 'fvisibility=hidden' "$work/build.ninja" || fail "the C sources were not
 "$pb" --plugin-path "$work" run "$pipeline" --set "hivm=$hivm" --set 'launch={grid=[1],args={"3"=64}}' \
   --set 'launch_floor.seconds=2e-6' --set 'launch_floor.source="test figure, not a measurement"' \
   --set 'launch_floor.kind="peak"' | tee "$work.binding.log"
-grep -Eq "bound +2 us +\(hivm tier, launch_floor on launch, strict" "$work.binding.log" || fail "the given launch floor does not bind"
+grep -Eq "bound +2 us, hivm tier, launch_floor on launch, strict" "$work.binding.log" || fail "the given launch floor does not bind"
 grep -Eq "verdict +latency-bound, unit launch" "$work.binding.log" || fail "a binding launch floor is not latency-bound on unit launch"
 
 # 4. Installation.

@@ -146,22 +146,20 @@ void register_pipeline_commands(CLI::App &root, CommandContext &ctx) {
             return kExitFailure;
           }
         }
+        // A node that refused its input (a file of the wrong kind, a launch
+        // value its argument cannot hold) is the user's input: exit 3.
+        bool refused = false;
+        for (const NodeResult &nr : result.nodes) {
+          if (nr.status != NodeStatus::Failed) continue;
+          refused = refused || nr.refused_input;
+          std::cerr << "perfbound: node '" << nr.id << "' (" << nr.plugin << "/" << nr.kind << ") "
+                    << (nr.refused_input ? "refused its input" : "failed") << ": " << nr.error << "\n";
+        }
         if (cancel_flag().load()) {
           std::cerr << "perfbound: interrupted: running nodes were asked to stop, the others did not start\n";
           return kExitInterrupted;
         }
-        if (!result.ok) {
-          // A node that refused its input (a file of the wrong kind, a
-          // launch value its argument cannot hold) is the user's input: exit 3.
-          bool refused = false;
-          for (const NodeResult &nr : result.nodes) {
-            if (nr.status != NodeStatus::Failed) continue;
-            refused = refused || nr.refused_input;
-            std::cerr << "perfbound: node '" << nr.id << "' (" << nr.plugin << "/" << nr.kind << ") "
-                      << (nr.refused_input ? "refused its input" : "failed") << ": " << nr.error << "\n";
-          }
-          return refused ? kExitInvalidInput : kExitFailure;
-        }
+        if (!result.ok) return refused ? kExitInvalidInput : kExitFailure;
         return kExitOk;
       };
     });

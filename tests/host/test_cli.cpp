@@ -312,7 +312,9 @@ TEST_CASE("perfbound sweep: backwards and oversized ranges are refused, --max-co
   CHECK(back.err.find("back.json.args.n_elements: the range runs backwards (from 16 > to 1)") != std::string::npos);
   auto huge = sweep("huge.json", R"({"args":{"n_elements":{"from":1,"to":1e18}}})");
   CHECK(huge.code == 3);
-  CHECK(huge.err.find("huge.json.args.n_elements: the range has 1e+18 values") != std::string::npos);
+  // n_elements is an i32: 1e18 is out of its type's range before the range is counted.
+  CHECK(huge.err.find("huge.json.args.n_elements.to is 1e+18; it must be a whole number from 0 to 2147483647") !=
+        std::string::npos);
   auto many = sweep("many.json", R"({"args":{"n_elements":{"from":1,"to":1e7}},"grid":{"x":{"from":1,"to":100}}})");
   CHECK(many.code == 3);
   CHECK(many.err.find("the spec expands to 1000000000.0 configurations, more than the limit of 1000000; narrow the ranges or "

@@ -218,8 +218,8 @@ TEST_CASE("a table input that violates its schema is rejected before anything ru
   RunResult r = h.run(*rp);
   CHECK(r.status == "invalid");
   REQUIRE(r.diagnostics.items().size() == 1);
-  CHECK(r.diagnostics.items()[0].message ==
-        "pipeline input 'config' violates perfbound_test.config/1: /x: expected number, got string");
+  // Named as the user wrote it (--set config.x), not as a JSON pointer (issue 26).
+  CHECK(r.diagnostics.items()[0].message == "--set config: config.x: expected number, got string (perfbound_test.config/1)");
   CHECK(r.nodes.empty());
 }
 

@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <sys/stat.h>
 
 #include <regex>
@@ -103,12 +105,15 @@ TEST_CASE("NaN or infinity in a pipeline's params or defaults is refused at its 
   // A JSON-typed parameter (no declared range) is checked too: measured_us = nan was written as null.
   std::string bound = pbtest::read_file(pbtest::source_dir() / "pipelines" / "bound_hivm.toml");
   const std::string combiner = "kind = \"combiner\"\n";
+  const size_t params_at = bound.find(combiner) + combiner.size();
   bound.replace(bound.find(combiner), combiner.size(), combiner + "params = { measured_us = nan }\n");
+  const std::string params_line =
+      std::to_string(1 + std::count(bound.begin(), bound.begin() + static_cast<std::ptrdiff_t>(params_at), '\n'));
   pbtest::write_file(tmp / "bound_nan.toml", bound);
   auto in_file = pbtest::run_cli({"lint", (tmp / "bound_nan.toml").string()});
   CHECK(in_file.code == 3);
-  CHECK(in_file.out.find("bound_nan.toml:57:12: error: node 'bound': parameter 'measured_us' of perfbound.models/combiner must be a "
-                         "finite number, got nan") != std::string::npos);
+  CHECK(in_file.out.find("bound_nan.toml:" + params_line + ":12: error: node 'bound': parameter 'measured_us' of "
+                         "perfbound.models/combiner must be a finite number, got nan") != std::string::npos);
   auto measured = pbtest::run_cli({"lint", (pbtest::source_dir() / "pipelines" / "bound_hivm.toml").string(), "--set",
                                    "bound.measured_us=[1, nan]"});
   CHECK(measured.code == 3);

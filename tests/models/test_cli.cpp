@@ -26,7 +26,7 @@ TEST_CASE("cli: the Markdown report a kernel author reads first") {
   CHECK(r.out.find("## perfbound: `add_kernel` on ascend_910b3") != std::string::npos);
   // The strict bound is the HIVM critical path (test_golden.cpp: 25.5111 us);
   // the cold-cache HBM floors are argued. Four significant digits (issue 26).
-  CHECK(r.out.find("| **bound** | **147.0 us** (hivm tier, memory on hbm, argued; strict 25.51 us) |") != std::string::npos);
+  CHECK(r.out.find("| **bound** | **147 us** (hivm tier, memory on hbm, argued; strict 25.51 us) |") != std::string::npos);
   CHECK(r.out.find("| verdict | memory-bound, unit mte2") != std::string::npos);
   CHECK(r.out.find("| T_bound_DSL | 111.8 us (memory on hbm, argued; strict 14.58 us) |") != std::string::npos);
   // What the bound counted, in the same report.
@@ -92,18 +92,19 @@ TEST_CASE("cli: perfbound sweep prices launches and names why it prunes") {
                                              (tmp / "out").string()});
   REQUIRE(facts.code == 0);
   pbtest::write_file(tmp / "spec.json",
-                     R"J({"args":{"n_elements":{"from":1048576,"to":16777216,"mul":4}},"grid_from":{"x":"cdiv(n_elements, 2048)"}})J");
+                     R"J({"args":{"n_elements":{"from":1048576,"to":16777216,"mul":4}},"grid_from":{"x":"cdiv(n_elements, 2048)"},"tuning":["n_elements"]})J");
   pbtest::CliResult r = pbtest::run_cli({"sweep", "--dsl", (tmp / "out" / "facts.json").string(), "--configs",
                                          (tmp / "spec.json").string(), "--factor", "2"});
   INFO(r.err);
   REQUIRE(r.code == 0);
   json doc = json::parse(r.out);
   CHECK(doc["schema"] == "perfbound.sweep/1");
-  // n = 1M, 4M, 16M: bounds 3 x 4 x n / 1.8e12 = 6.991, 27.962, 111.848 us.
+  // n = 1M, 4M, 16M: bounds 3 x 4 x n / 1.8e12 = 6.991, 27.962, 111.848 us. n is named a
+  // tuning argument, so the three are one problem and compared with each other.
   REQUIRE(doc["configs"].size() == 3);
   CHECK(doc["configs"][1]["bound"]["value"] == doctest::Approx(27.962027e-6).epsilon(1e-6));
   CHECK(doc["configs"][1]["pruned"] == true);
-  CHECK(doc["configs"][1]["why"].get<std::string>().rfind("memory = 27.962 us > threshold 13.981 us", 0) == 0);
+  CHECK(doc["configs"][1]["why"].get<std::string>().rfind("memory = 27.96 us > threshold 13.98 us", 0) == 0);
   // An unknown argument: invalid input (exit 3) naming the spec file and key.
   pbtest::write_file(tmp / "bad.json", R"([{"args":{"K":3}}])");
   pbtest::CliResult bad = pbtest::run_cli({"sweep", "--dsl", (tmp / "out" / "facts.json").string(), "--configs",

@@ -97,17 +97,24 @@ TEST_CASE("combine: a DSL limit above the HIVM limit is reported, and the bound 
   CHECK(flagged);
 }
 
-TEST_CASE("combine: a measurement gives the verdict msprof's latency-bound rule") {
+TEST_CASE("combine: a measurement says how loose the bound is, never changes what binds") {
+  // Issue 26: the ratio bound/measured measures the bound's looseness, not the
+  // unit; the class stays the binding unit's (docs/model.md §6).
   m::CombineInputs in;
   in.terms = {floor_term("component_floor", "hivm", {entry("aiv", "vector", 50e-6, 50e-6)})};
   m::CombineOptions options;
-  options.measured_seconds = 100e-6;  // utilisation 50 % < 80 %
+  options.measured_seconds = 100e-6;  // the bound is 50 % of the measurement
   json report = m::combine(in, options);
-  CHECK(report["verdict"]["class"] == "latency-bound");
+  CHECK(report["verdict"]["class"] == "compute-bound");
   CHECK(report["verdict"]["unit"] == "vector");
+  const std::string why = report["verdict"]["why"].get<std::string>();
+  CHECK(why.find("of the measured") != std::string::npos);
+  CHECK(why.find("the rest is time this bound does not model") != std::string::npos);
   CHECK(report["attribution"]["gap"]["value"] == doctest::Approx(50e-6));
-  options.measured_seconds = 55e-6;  // 91 %: compute-bound on vector
-  CHECK(m::combine(in, options)["verdict"]["class"] == "compute-bound");
+  options.measured_seconds = 55e-6;  // 91 %: no word about unmodelled time
+  json close = m::combine(in, options);
+  CHECK(close["verdict"]["class"] == "compute-bound");
+  CHECK(close["verdict"]["why"].get<std::string>().find("the rest is time") == std::string::npos);
 }
 
 TEST_CASE("combine: a chip-level launch floor that binds is latency-bound on 'launch', never memory-bound") {

@@ -146,7 +146,7 @@ TEST_CASE("coverage: a loop bounded by loaded data is listed with its line and t
   };
   json quiet = report_of(view);
   CHECK(quiet["bound"]["binding_component"] == "vector");
-  CHECK(quiet["coverage"]["warning"].is_null());
+  CHECK_MESSAGE(quiet["coverage"]["warning"].is_null(), quiet["coverage"].dump());
 
   json doc = program(false);
   doc["ops"][2]["count"] = json::parse(R"({ "value": 10000, "min": 10000, "max": 10000, "exact": true })");

@@ -68,9 +68,16 @@ TEST_CASE("coverage corpus: every real HIVM dump, nothing with a known minimum a
     const std::string name = entry.path().filename().string();
     CAPTURE(name);
     pbtest::TempDir out;
+    // A lit file of the peer suites ('// -----' sections, names repeated
+    // across them) is one program per section: conformance_hivm reads those.
+    if (pbtest::read_file(entry.path()).find("\n// -----") != std::string::npos) {
+      MESSAGE(name << ": a lit file, left to conformance_hivm");
+      continue;
+    }
+    const std::string split = "ops.split=auto";
     pbtest::CliResult r = pbtest::run_cli({"run", (tmp / "bound_hivm_program.toml").string(), "--set",
-                                           "hivm=" + entry.path().string(), "--set", launch_for(name), "--out",
-                                           out.path().string(), "--format", "json"});
+                                           "hivm=" + entry.path().string(), "--set", launch_for(name), "--set", split,
+                                           "--out", out.path().string(), "--format", "json"});
     INFO("stderr: " << r.err);
     REQUIRE(r.code == 0);
     json report = json::parse(pbtest::read_file(out / "bound.json"));
@@ -84,8 +91,8 @@ TEST_CASE("coverage corpus: every real HIVM dump, nothing with a known minimum a
     // The text and Markdown reports show the section too.
     for (const char *format : {"text", "md"}) {
       pbtest::CliResult shown = pbtest::run_cli({"run", (tmp / "bound_hivm_program.toml").string(), "--set",
-                                                 "hivm=" + entry.path().string(), "--set", launch_for(name), "--format",
-                                                 format});
+                                                 "hivm=" + entry.path().string(), "--set", launch_for(name), "--set",
+                                                 split, "--format", format});
       REQUIRE(shown.code == 0);
       CHECK(shown.out.find(std::string(format) == "md" ? "### Coverage" : "\ncoverage\n") != std::string::npos);
     }
@@ -103,5 +110,5 @@ TEST_CASE("coverage corpus: every real HIVM dump, nothing with a known minimum a
       if (op.contains("block_min") && op["block_min"].value("count", 0.0) > 0) CHECK_FALSE(exact_work(op));
     }
   }
-  CHECK(files >= 10);
+  CHECK(files >= 7);  // the four lit files apart
 }

@@ -114,11 +114,14 @@ TEST_CASE("hivm_view text: every real dump gives the same work document as the p
   for (const auto &entry : std::filesystem::directory_iterator(pbtest::shared_dir() / "data" / "hivm")) {
     if (entry.path().extension() != ".mlir") continue;
     const std::string name = entry.path().filename().string();
+    // A lit file of the peer suites ('// -----' sections, names repeated
+    // across them) is one program per section: conformance_hivm reads those.
+    if (pbtest::read_file(entry.path()).find("\n// -----") != std::string::npos) continue;
     auto it = kLaunch.find(name);
     check_same(program_text(entry.path(), it != kLaunch.end() ? it->second : "launch={grid=[40]}"), name);
     ++files;
   }
-  CHECK(files >= 8);
+  CHECK(files >= 7);  // the four lit files apart
 }
 
 TEST_CASE("hivm_view text: our fixtures give the same work document as the parsed program") {

@@ -24,13 +24,13 @@ def attrs(tag):
 
 def check_report(dom):
     # The roofline has the profile's ceilings and the kernel's points.
-    if len(re.findall(r'<line class="ceiling memory"', dom)) < 2:
+    if len(re.findall(r'<line class="ceiling memory[ "]', dom)) < 2:
         fail("roofline: fewer than two memory ceilings")
-    if len(re.findall(r'<line class="ceiling compute"', dom)) < 3:
+    if len(re.findall(r'<line class="ceiling compute[ "]', dom)) < 3:
         fail("roofline: fewer than three compute ceilings")
     if not re.search(r'<circle class="point pt-bound"', dom):
         fail("roofline: no point at the bound")
-    labels = re.findall(r'<text class="ceiling-label"[^>]*>([^<]*)</text>', dom)
+    labels = re.findall(r'<text class="ceiling-label[^"]*"[^>]*>(?:<title>[^<]*</title>)?([^<]*)</text>', dom)
     if not any("HBM" in l for l in labels):
         fail("roofline: the HBM ceiling is not labelled")
     # The waterfall ends at the measured time (when there is one) and every
@@ -148,10 +148,11 @@ def check_png(path):
 def check_layout(path):
     import json
     dom = open(path, encoding="utf-8").read()
-    m = re.search(r'<pre id="pb-layout-result">(.*?)</pre>', dom, re.S)
-    if not m:
+    # The last one: the script that writes it holds the same tag in its text.
+    found = re.findall(r'<pre id="pb-layout-result">(\{.*?)</pre>', dom, re.S)
+    if not found:
         fail("%s: the layout check did not run (no pb-layout-result)" % path)
-    text = m.group(1).replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&#39;", "'").replace("&amp;", "&")
+    text = found[-1].replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&#39;", "'").replace("&amp;", "&")
     result = json.loads(text)
     where = "%s (%d px, %s)" % (path, result["width"], "dark" if result["dark"] else "light")
     if result["problems"]:

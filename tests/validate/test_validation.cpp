@@ -314,7 +314,7 @@ TEST_CASE("the measurement and validate node kinds in a pipeline, documents chec
   pbtest::write_file(tmp / "bad.csv", "Device_id,Task ID,Stream ID,Op Name,Task Type,Task Start Time(us),Task Duration(us)\n"
                                       "0,1,1,mix_k,MIX_AIC,1\t,slow\n");
   pbtest::CliResult bad = run(tmp / "bad.csv");
-  CHECK(bad.code == 1);
+  CHECK(bad.code == 3);  // the node refused its input: invalid input (docs/cli.md)
   CHECK(bad.err.find((tmp / "bad.csv").string() + ":2:24: column 'Task Duration(us)': expected a number, got 'slow'") !=
         std::string::npos);
 }

@@ -139,7 +139,8 @@ json work_document(const Result &result, const std::string &origin, bool cap_uni
     const double grid = static_cast<double>(bytes) * factor;
     const double uniform = total > 0 ? per_block_min * static_cast<double>(bytes) / total * factor : 0.0;
     transfers.push_back(json::array({k.write, static_cast<double>(k.transfer_bytes), static_cast<double>(k.packet_bytes),
-                                     k.path, k.core, json::array({uniform, grid - blocks * uniform}), 0, k.gm_kind}));
+                                     k.path, k.core, json::array({uniform, grid - blocks * uniform}), 0, k.gm_kind,
+                                     nullptr}));  // no Triton position: the oracle keeps HIVM argument indices
   }
   doc["transfers"] = transfers;
   doc["barriers"] = json::array();

@@ -207,8 +207,13 @@ void RecordAssembler::finish_function(FunctionView &view) {
         if (op.scalar_block.value) scalar += static_cast<long double>(*op.scalar_block.value);
         if (op.issued_block.value) issued += static_cast<long double>(*op.issued_block.value);
       }
-      lr.body_scalar_instructions = static_cast<uint64_t>(std::llround(scalar / lr.iterations.value));
-      lr.body_issued_instructions = static_cast<uint64_t>(std::llround(issued / lr.iterations.value));
+      // Saturated sums (counts past 2^63 - 1) stay saturated: never rounded past the range.
+      auto per_iteration = [&](long double total) {
+        const long double v = total / lr.iterations.value;
+        return v >= static_cast<long double>(kSaturated) ? static_cast<uint64_t>(kSaturated) : static_cast<uint64_t>(std::llround(v));
+      };
+      lr.body_scalar_instructions = per_iteration(scalar);
+      lr.body_issued_instructions = per_iteration(issued);
     }
   }
   view.function = ir_.fn_index;

@@ -3,6 +3,10 @@
 
 namespace pb::hivm::analysis {
 
+namespace {
+__extension__ typedef __int128 wide_int;  // GCC/Clang extension, silenced for -Wpedantic
+}  // namespace
+
 Mult mult_mul(Mult a, int64_t lo, int64_t hi, int64_t value, bool exact, bool known) {
   auto mul = [](int64_t x, int64_t y) -> int64_t {
     if (x == 0 || y == 0) return 0;
@@ -134,8 +138,8 @@ void TripCounter::enumerate(const std::vector<int32_t> &chain, size_t at, Mult m
   if (lb.iv.exact() && ub.iv.exact() && st.iv.exact() && st.iv.lo > 0) {
     // In 128 bits: ub - lb of two 64-bit values can overflow; a trip count
     // past 2^63 - 2 saturates (counted as unknown, never wrapped).
-    const __int128 span = static_cast<__int128>(ub.iv.lo) - lb.iv.lo + st.iv.lo - 1;
-    const __int128 trip_wide = ub.iv.lo > lb.iv.lo ? span / st.iv.lo : 0;
+    const wide_int span = static_cast<wide_int>(ub.iv.lo) - lb.iv.lo + st.iv.lo - 1;
+    const wide_int trip_wide = ub.iv.lo > lb.iv.lo ? span / st.iv.lo : 0;
     const int64_t trip = trip_wide >= kInf ? kInf : static_cast<int64_t>(trip_wide);
     // Where the bounds are known (constants, the block index, given data) a trips fact must agree,
     // in an entry that surely runs (mult.min > 0): an entry reached only through a loop or branch
@@ -155,7 +159,7 @@ void TripCounter::enumerate(const std::vector<int32_t> &chain, size_t at, Mult m
       return;
     }
     // The last value of the induction variable lies below ub (unless the trip count saturated).
-    const __int128 last = static_cast<__int128>(lb.iv.lo) + static_cast<__int128>(trip - 1) * st.iv.lo;
+    const wide_int last = static_cast<wide_int>(lb.iv.lo) + static_cast<wide_int>(trip - 1) * st.iv.lo;
     ev_.ctx.iv[L] = Interval::range(lb.iv.lo, last >= ub.iv.lo ? ub.iv.lo - 1 : static_cast<int64_t>(last));
     ev_.touch_ctx();
     enumerate(chain, at + 1, mult_mul(mult, trip, trip, trip, true, true), leaves, leaf, reason, taint);

@@ -339,10 +339,16 @@ void grid_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Finding> &
   if (auto [tile, place] = python_tile(ctx.in.dsl); tile > 0 && !place.empty()) {
     f.action += "; each program covers a tile of " + fmt::count(tile) + " elements (" + place +
                 "): the block-size constexpr of that tile sets the grid";
-    f.source = json::object();
-    f.source["file"] = ctx.in.hivm != nullptr ? json(ctx.in.hivm->origin) : json(ctx.in.dsl_origin);
-    f.source["line"] = nullptr;
-    f.source["python"] = place;
+    // The place is the tile's Python source ("file:line", the TTIR loc): the
+    // finding points there (the schema's line is a number, never null).
+    const size_t colon = place.rfind(':');
+    const std::string digits = colon == std::string::npos ? std::string() : place.substr(colon + 1);
+    if (!digits.empty() && digits.size() < 10 && std::all_of(digits.begin(), digits.end(), ::isdigit)) {
+      f.source = json::object();
+      f.source["file"] = place.substr(0, colon);
+      f.source["line"] = std::stoi(digits);
+      f.source["python"] = place;
+    }
   }
   f.evidence = gap.evidence;
   findings.push_back(std::move(f));
@@ -457,7 +463,7 @@ void coalescing_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Find
       return g.path == t.path && g.packet == t.packet_bytes && g.transfer == t.transfer_bytes;
     });
     if (it == groups.end()) {
-      groups.push_back({t.path, t.packet_bytes, t.transfer_bytes, eta, 0, 0, {}});
+      groups.push_back({t.path, t.packet_bytes, t.transfer_bytes, eta, 0, 0, {}, {}});
       it = groups.end() - 1;
     }
     it->bytes += bytes;

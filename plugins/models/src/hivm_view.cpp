@@ -428,8 +428,13 @@ void ProgramReader::add_op(const json &op) {
     row.component = component;
     row.unit = unit;
     ++row.ops_present;
-    const json &block = *strict.block;
-    if (block.is_object() && block.contains(block_key) && block[block_key].is_number())
+    // Present per block in the measure `counted` uses: the grid's mean where
+    // the grid sum is known (a block-dependent op fully counted is 100 %),
+    // else block 0's sum.
+    const json &block = *strict.block, &grid = *strict.grid;
+    if (grid_blocks > 0 && grid.is_object() && grid.contains(block_key) && grid[block_key].is_number())
+      row.present += grid[block_key].get<double>() / grid_blocks;
+    else if (block.is_object() && block.contains(block_key) && block[block_key].is_number())
       row.present += block[block_key].get<double>();
     else if (per_exec && strict.count.value)
       row.present += *per_exec * *strict.count.value;

@@ -161,7 +161,8 @@ struct Ceiling {
   double value = 0;  // FLOP/s (compute) or B/s on the total-bytes axis (memory)
   bool memory = false;
   std::string source;
-  std::string note;  // what the slope means for this kernel
+  std::string note;   // what the slope means for this kernel
+  std::string brief;  // the legend's text after the label (the note in full is its tooltip)
 };
 
 /// The kernel's arithmetic and HBM traffic, from the bound's tier (else the other one).
@@ -227,7 +228,7 @@ std::vector<Ceiling> ceilings(const json *profile, const json &report, const Ker
     Rates r = Rates::from_profile(*profile, "profile");
     auto add = [&](const std::string &label, std::optional<double> v, bool memory, const std::string &source,
                    const std::string &what = "") {
-      if (v && *v > 0) out.push_back({label, *v, memory, source, what});
+      if (v && *v > 0) out.push_back({label, *v, memory, source, what, {}});
     };
     auto q = [](const auto &rate, double times) -> std::optional<double> {
       if (!rate.known()) return std::nullopt;
@@ -249,6 +250,25 @@ std::vector<Ceiling> ceilings(const json *profile, const json &report, const Ker
                                   {"aic.mte2", "gm_to_l1", "GM→L1", "AIC"},
                                   {"aic.fixpipe", "l0c_to_gm", "L0C→GM", "AIC"}};
     const std::map<std::string, double> bytes = w.bytes > 0 ? path_bytes(report, w.tier) : std::map<std::string, double>{};
+    // A mix kernel's block moves GM bytes over its AIC's and AIV's paths at
+    // once: the grid floor's chip-level components carry the block's rate.
+    if (w.bytes > 0)
+      for (const json &t : report.value("terms", json::array())) {
+        if (str(t, "tier") != w.tier || str(t, "term") != "grid_floor") continue;
+        for (const json &c : t.value("per_component", json::array())) {
+          const json &work = member(c, "work");
+          if (!member(c, "core").is_null() || str(work, "resource").find("GM") == std::string::npos) continue;
+          const double total = num_of(member(work, "total_work")), per_slot = num_of(member(work, "i_binding")),
+                       slots = num_of(member(work, "n_cores"));
+          if (!(total > 0) || !(per_slot > 0) || !(slots > 0)) continue;
+          const double share = total / w.bytes, rate = per_slot * slots;
+          const bool read = str(c, "component") == "mte2";
+          add(std::string(read ? "mix GM read" : "mix GM write") + " × " + std::to_string(static_cast<int64_t>(slots)),
+              rate / share, true, "grid_floor " + str(c, "component") + " (per block slot: every core of the block at once)",
+              h::si(rate) + "B/s on " + fmt::percent(std::min(1.0, share)) + " of the bytes");
+          if (!out.empty() && out.back().memory) out.back().brief = h::si(rate) + "B/s, " + fmt::percent(std::min(1.0, share));
+        }
+      }
     for (const Path &p : kPaths) {
       auto it = bytes.find(p.key);
       if (it == bytes.end() || !(it->second > 0)) continue;
@@ -259,6 +279,7 @@ std::vector<Ceiling> ceilings(const json *profile, const json &report, const Ker
       add(std::string(p.label) + " × " + std::to_string(static_cast<int64_t>(cores)) + " " + p.cores, *rate / share, true,
           r.path(p.profile_path).record.source,
           h::si(*rate) + "B/s on " + fmt::percent(std::min(1.0, share)) + " of the bytes");
+      out.back().brief = h::si(*rate) + "B/s, " + fmt::percent(std::min(1.0, share)) + " of B";
     }
     note = "L2: the profile gives no L2 bandwidth, so no L2 ceiling is drawn. Instruction issue is not a FLOP rate: its "
            "floor is the scalar bar under 'Busy time per core type and component'";
@@ -342,7 +363,7 @@ std::string roofline_svg(const json &report, const json *profile, double measure
   os << "<g class=\"xaxis\" data-lo=\"" << h::exact(xs.lo) << "\" data-hi=\"" << h::exact(xs.hi) << "\" data-p0=\"" << h::exact(xs.p0) << "\" data-p1=\"" << h::exact(xs.p1) << "\">";
   for (double v : xs.decades())
     os << "<line class=\"grid\" x1=\"" << h::num(xs(v)) << "\" y1=\"" << T << "\" x2=\"" << h::num(xs(v)) << "\" y2=\"" << H - B
-       << "\"/><text x=\"" << h::num(xs(v)) << "\" y=\"" << H - B + 15 << "\" text-anchor=\"middle\">" << h::escape(decimal_tick(v)) << "</text>";
+       << "\"/><text x=\"" << h::num(xs(v)) << "\" y=\"" << H - B + 19 << "\" text-anchor=\"middle\">" << h::escape(decimal_tick(v)) << "</text>";
   os << "</g>\n<g class=\"yaxis\" data-lo=\"" << h::exact(ys.lo) << "\" data-hi=\"" << h::exact(ys.hi) << "\" data-p0=\"" << h::exact(ys.p0) << "\" data-p1=\"" << h::exact(ys.p1) << "\">";
   for (double v : ys.decades())
     os << "<line class=\"grid\" x1=\"" << L << "\" y1=\"" << h::num(ys(v)) << "\" x2=\"" << W - R << "\" y2=\"" << h::num(ys(v))
@@ -385,7 +406,7 @@ std::string roofline_svg(const json &report, const json *profile, double measure
     legend << "<line class=\"ceiling-key " << cls << "\" x1=\"" << h::num(lx) << "\" y1=\"" << h::num(ly - 4) << "\" x2=\""
            << h::num(lx + 18) << "\" y2=\"" << h::num(ly - 4) << "\" stroke-width=\"2\"" << (c.memory ? " stroke-dasharray=\"6 3\"" : "")
            << "/><text class=\"ceiling-label " << cls << "\" x=\"" << h::num(lx + 24) << "\" y=\"" << h::num(ly) << "\"><title>"
-           << h::escape(tip) << "</title>" << h::escape(c.label + "  " + (c.memory && !c.note.empty() ? c.note : rate)) << "</text>";
+           << h::escape(tip) << "</title>" << h::escape(c.label + "  " + (!c.brief.empty() ? c.brief : rate)) << "</text>";
     ly += 17;
   }
   os << "</g>\n";
@@ -829,7 +850,9 @@ std::string report_html(const json &doc, const json *profile) {
   static const json kNoGaps = json::object();
   const json &gaps = member(attr, "gaps").is_object() ? attr["gaps"] : kNoGaps;
   for (const auto &[name, g] : gaps.items())
-    os << "<tr><td>" << h::escape(name) << "</td><td class=\"num\">" << time_html(g) << "</td><td>" << h::escape(str(g, "meaning")) << "</td><td>"
+    // An unknown estimate carries its reason: a cell that wraps, not a number column.
+    os << "<tr><td>" << h::escape(name) << "</td><td" << (member(g, "value").is_number() ? " class=\"num\"" : "") << ">"
+       << time_html(g) << "</td><td>" << h::escape(str(g, "meaning")) << "</td><td>"
        << h::escape(str(g, "basis")) << "</td></tr>";
   os << "</tbody></table></section>\n";
   os << "<section class=\"pb-card\"><h2>Rates</h2>\n" << rates_html(doc.value("terms", json::array())) << "</section>\n";

@@ -105,7 +105,7 @@ std::string render_corpus_dashboard(const json &doc, const std::map<std::string,
     rows.push_back(std::move(m));
   }
   if (hi > 0) {
-    const double W = 1000, L = 170, R = 30, row = 26, T = 34;
+    const double W = 1000, L = 170, R = 30, row = 26, T = 46;  // the legend at y 12, the ticks at T - 12
     const double H = T + row * static_cast<double>(rows.size()) + 16;
     h::LogScale xs(lo, hi, L, W - R);
     os << "<section class=\"pb-card\"><h2>Bounds against measurements</h2>\n<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"pb-dashboard\" viewBox=\"0 0 "
