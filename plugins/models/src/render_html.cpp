@@ -569,7 +569,7 @@ std::string components_svg(const BoundSchedule &s) {
 std::string findings_html(const json &findings, SourceCache &cache, const std::string &anchor_prefix) {
   if (!findings.is_array() || findings.empty()) return "<p class=\"muted\">No findings.</p>";
   std::ostringstream os, sources;
-  os << "<table class=\"pb-findings pb-sortable\"><thead><tr><th class=\"num\">#</th><th>category</th><th>finding</th>"
+  os << "<table class=\"pb-findings pb-sortable\"><thead><tr><th class=\"num\">#</th><th class=\"word\">category</th><th>finding</th>"
         "<th class=\"num\">est. gain</th><th>fix</th><th>source</th></tr></thead><tbody>\n";
   size_t k = 0;
   for (const json &f : findings) {
@@ -580,7 +580,7 @@ std::string findings_html(const json &findings, SourceCache &cache, const std::s
     const int64_t line = has_line ? src["line"].get<int64_t>() : 0;
     const std::string id = anchor_prefix + "src-" + std::to_string(k);
     double gain = num_of(member(f, "gain"));
-    os << "<tr class=\"finding\"><td class=\"num\">" << f.value("rank", 0) << "</td><td>" << h::escape(str(f, "category")) << "</td><td>"
+    os << "<tr class=\"finding\"><td class=\"num\">" << f.value("rank", 0) << "</td><td class=\"word\">" << h::escape(str(f, "category")) << "</td><td>"
        << h::escape(str(f, "title")) << "</td><td class=\"num\" data-v=\"" << h::exact((std::isfinite(gain) ? gain : 0.0)) << "\">"
        << (std::isfinite(gain) ? "~" + h::escape(h::seconds(gain)) : "<span class=\"muted\">unknown</span>") << "</td><td>"
        << h::escape(str(f, "action")) << "</td><td>";
@@ -762,7 +762,7 @@ const char *models_css() {
          ".pb-c6{--c:#4a55a2}"
          "@media (prefers-color-scheme:dark){.pb-c0{--c:#8ab4f8}.pb-c1{--c:#c58af9}.pb-c2{--c:#f28b82}.pb-c3{--c:#fdd663}"
          ".pb-c4{--c:#81c995}.pb-c5{--c:#78d9ec}.pb-c6{--c:#aecbfa}}"
-         "svg line.ceiling,svg line.ceiling-key{stroke:var(--c)}svg text.ceiling-label{fill:var(--c)}"
+         "td.word,th.word{white-space:nowrap}svg line.ceiling,svg line.ceiling-key{stroke:var(--c)}svg text.ceiling-label{fill:var(--c)}"
          "svg text.legend-title{font-weight:600}svg .ai-line{stroke:var(--axis)}"
          "svg circle.pt-bound{fill:var(--fg)}svg circle.pt-strict{fill:var(--good)}svg circle.pt-measured{fill:var(--bad)}"
          "svg text.pruned-by{fill:var(--bad)}svg .pruned-mark{stroke:var(--bad)}svg circle.kept{fill:var(--link)}"
