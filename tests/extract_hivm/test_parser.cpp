@@ -532,3 +532,26 @@ TEST_CASE("locations: loc(...) inline and through #loc aliases defined after the
   CHECK(op_at(p, 4).loc == "/k.py:5:1");
   CHECK(op_at(p, 2).loc == "/k.py:5:1");
 }
+
+TEST_CASE("aliases of every length: the first token of a value is read after the lookahead dropped it") {
+  // The alias reader once kept a reference to the first token of a value and
+  // then popped it from the lookahead queue; when that token was the last of a
+  // queue block the block was freed and the value's text was read from freed
+  // memory (ASan: heap-use-after-free, found in CI on an AscendNPU-IR lit file).
+  // Values of 1..80 tokens put the first token at every position of a block;
+  // a plain build reads stale but intact memory, the asan stage catches it.
+  std::string text;
+  for (int n = 1; n <= 80; ++n) {
+    text += "#pad" + std::to_string(n) + " = affine_map<(d0) -> (d0";
+    for (int i = 0; i < n; ++i) text += " + d0";
+    text += ")>\n";
+  }
+  text +=
+      "#loc9 = loc(\"/k.py\":9:4)\n"
+      "func.func @k(%arg0: memref<64xf32, #hivm.address_space<gm>>) {\n"
+      "  %c0_i64 = arith.constant 0 : i64 loc(#loc9)\n"
+      "  return\n"
+      "}\n";
+  Program p = analyze_text(text, {});
+  CHECK(op_at(p, 83).loc == "/k.py:9:4");
+}

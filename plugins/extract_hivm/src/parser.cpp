@@ -143,7 +143,7 @@ class Parser {
   /// '}' of its last region.
   Op parse_operation(bool top_level) {
     Op op;
-    const Token &first = peek();
+    const Token first = peek();  // a copy: take() pops the element a reference would name
     op.line = first.line;
     op.col = column(first);
     if (first.kind == Tok::PercentId) {
@@ -193,7 +193,7 @@ class Parser {
     uint32_t last_region_end = 0;
     op.end_line = name.line;
     while (true) {
-      const Token &t = peek();
+      const Token t = peek();
       const bool in_brackets = brackets_.size() > brackets_base;
       if (t.kind == Tok::Eof) {
         if (in_brackets)
@@ -249,7 +249,7 @@ class Parser {
     const size_t ops_base = ops_.size();
     auto close_block = [&] { blocks.back().ops = Array<Op>::take_tail(ops_, ops_base); };
     while (true) {
-      const Token &t = peek();
+      const Token t = peek();
       if (t.kind == Tok::RBrace) {
         region.end_line = t.line;
         take();
@@ -300,7 +300,7 @@ class Parser {
       Token type_first;
       Token type_last;
       while (true) {
-        const Token &t = peek();
+        const Token t = peek();
         if (t.kind == Tok::Eof) fail(name, "unexpected end of input in the arguments of a block");
         if (depth == 0 && (t.kind == Tok::Comma || t.kind == Tok::RParen)) break;
         if (depth == 0 && t.kind == Tok::BareId && t.text() == "loc" && peek(1).kind == Tok::LParen) {
@@ -626,13 +626,13 @@ void FileReader::read(const std::function<void(const Op &, const FunctionContext
       Token name = probe.take();
       probe.take();  // '='
       // The value runs to the end of the line (balanced).
-      const Token &first = probe.peek();
+      const Token first = probe.peek();  // a copy: the loop below pops it
       if (first.kind == Tok::Eof || first.line != name.line)
         throw SourceError(name.line, name.column(text_), "alias " + std::string(name.text()) + " has no value");
       Token last = first;
       int depth = 0;
       while (true) {
-        const Token &t = probe.peek();
+        const Token t = probe.peek();
         if (t.kind == Tok::Eof || (depth == 0 && t.line != name.line)) break;
         Token tok = probe.take();
         probe.check_token(tok);
