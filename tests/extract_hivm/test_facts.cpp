@@ -408,3 +408,35 @@ TEST_CASE("facts through the CLI: the launch table takes trips and data; a refus
   CHECK(unnamed.code == 3);
   CHECK(unnamed.err.find("launch data.\"9\": @loaded_bound has no Triton argument 9") != std::string::npos);
 }
+
+TEST_CASE("a sum fact over entries that differ: a bound on the total, no per-entry minimum, never exact (item 7)") {
+  // data/sum_entries.npuir.mlir: every block enters the inner loop (line 27) twice, with rows of
+  // 256 B and then 512 B; the fact says 6 iterations per block in all. The old rule spread
+  // sum / entries = 3 iterations on each entry as their minimum: 3 x 256 + 3 x 512 = 2,304 B per
+  // block, where an execution that satisfies the fact moves 1,536 B (all 6 in the first entry).
+  const std::string text = hivmtest::test_data("sum_entries.npuir.mlir");
+  AnalysisOptions o = with_launch(json::parse(R"({"grid":[2],"trips":{"27":{"sum":6,"over":"block"}}})"));
+  json doc = document_of(text, o);
+  const json &load = op_json(doc, 32);
+  REQUIRE(load.contains("given"));
+  const json &g = load["given"];
+  // Never more than the truth: at most 6 loads and 1,536 B per block are guaranteed.
+  CHECK(g["count"]["min"].get<int64_t>() <= 6);
+  CHECK(g["block_min"]["count"].get<int64_t>() <= 6);
+  CHECK(g["block_min"].value("bytes", 0) <= 1536);
+  // An exact grid count (no reason in grid_reasons) must be the truth, 12.
+  if (!g["grid_reasons"].contains("count")) CHECK(g["grid"]["count"] == 12);
+  CHECK_FALSE(g["count"].value("exact", false));
+  // The strict record knows nothing of the fact: the loop's bound is loaded data.
+  CHECK(load["block_min"]["count"] == 0);
+}
+
+TEST_CASE("a sum fact on a loop entered once in every block is that loop's exact trip count (item 7)") {
+  // data/loaded_bound.npuir.mlir: the loop at line 22 runs once per block; sum = 5 per block.
+  const std::string text = hivmtest::test_data("loaded_bound.npuir.mlir");
+  json doc = document_of(text, with_launch(json::parse(R"({"grid":[4],"trips":{"22":{"sum":5,"over":"block"}}})")));
+  const json &g = op_json(doc, 25)["given"];
+  CHECK(g["count"]["min"] == 5);
+  CHECK(g["block_min"]["count"] == 5);
+  CHECK(g["grid"]["count"] == 20);
+}

@@ -1,6 +1,8 @@
 //===- trip_count.cpp - loop trip counts and execution multiplicities -----===//
 #include "trip_count.hpp"
 
+#include <perfbound/sdk/cancel.hpp>
+
 namespace pb::hivm::analysis {
 
 namespace {
@@ -39,6 +41,7 @@ Count to_count(const Mult &m, const std::string &reason) {
 void TripCounter::enumerate(const std::vector<int32_t> &chain, size_t at, Mult mult, uint64_t &leaves,
                                  const std::function<void(const Mult &)> &leaf, std::string &reason, uint8_t &taint) {
   if (at == chain.size()) {
+    pb::sdk::poll_cancel();
     ++leaves;
     leaf(mult);
     return;
@@ -105,12 +108,19 @@ void TripCounter::enumerate(const std::vector<int32_t> &chain, size_t at, Mult m
     if (fact->min) tlo = std::max(tlo, *fact->min);
     if (fact->max) thi = std::min(thi, *fact->max);
     if (fact->sum) {
-      // Total iterations over the loop's entries (per block or over the grid): spread evenly over
-      // the entries for the value; per entry at least sum / most entries when summed per block.
+      // Total iterations over the loop's entries (per block or over the grid). How they fall on
+      // the entries is not given: one entry may run all of them and the others none, and the
+      // work per iteration may differ between entries, so spreading the sum gives no minimum
+      // per entry (issue 23, item 7). The sum bounds every entry from above; it is the trip
+      // count of the one entry only where every block enters the loop exactly once (a count
+      // that is exact, the same in every block, and 1). The value spreads it evenly (an estimate).
       const Count &entries = ir_.rec(loop.record).count;
+      const bool one_entry_per_block = !fact->sum_over_grid && entries.known && entries.exact &&
+                                       !entries.block_dependent && entries.min == 1 && entries.max == 1 &&
+                                       entries.value == 1;
       int64_t spread = entries.known && entries.value > 0 ? entries.value : 1;
       if (fact->sum_over_grid) spread = sat_mul(spread, ir_.prog.blocks ? std::max<int64_t>(1, *ir_.prog.blocks) : 1);
-      if (!fact->sum_over_grid && entries.max != kInf && entries.max > 0) tlo = std::max(tlo, *fact->sum / entries.max);
+      if (one_entry_per_block) tlo = std::max(tlo, *fact->sum);
       thi = std::min(thi, *fact->sum);
       value = *fact->sum / spread;
     }
