@@ -236,3 +236,70 @@ TEST_CASE("the text and Markdown views show the numbers a reader looks for") {
   CHECK(md->find("| read | 16 KiB | 128 MiB | 128 MiB | 128 MiB |") != std::string::npos);
   CHECK_FALSE(perfbound::ttir::render_dsl_facts(doc, "html"));
 }
+
+namespace {
+
+// Written for issue 23, review item 9. x + y into out over 4 programs of 64
+// f32 (256 B each), then a read of out[i] back after the store (a kernel that
+// reads its own write), added into y's element 0 of no consequence here.
+const char *kAliasAdd = R"(module {
+  tt.func public @alias_add(%arg0: !tt.ptr<f32>, %arg1: !tt.ptr<f32>, %arg2: !tt.ptr<f32>) {
+    %c64_i32 = arith.constant 64 : i32
+    %0 = tt.get_program_id x : i32
+    %1 = arith.muli %0, %c64_i32 : i32
+    %2 = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+    %3 = tt.splat %1 : i32 -> tensor<64xi32>
+    %4 = arith.addi %3, %2 : tensor<64xi32>
+    %5 = tt.splat %arg0 : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+    %6 = tt.addptr %5, %4 : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+    %7 = tt.load %6 : tensor<64x!tt.ptr<f32>>
+    %8 = tt.splat %arg1 : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+    %9 = tt.addptr %8, %4 : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+    %10 = tt.load %9 : tensor<64x!tt.ptr<f32>>
+    %11 = arith.addf %7, %10 : tensor<64xf32>
+    %12 = tt.splat %arg2 : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+    %13 = tt.addptr %12, %4 : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+    tt.store %13, %11 : tensor<64x!tt.ptr<f32>>
+    %14 = tt.load %13 : tensor<64x!tt.ptr<f32>>
+    %15 = arith.addf %14, %11 : tensor<64xf32>
+    tt.store %13, %15 : tensor<64x!tt.ptr<f32>>
+    tt.return
+  }
+}
+)";
+
+double read_unique(const json &doc) { return doc.at("bytes").at("read").at("unique_total").at("value").get<double>(); }
+
+}  // namespace
+
+TEST_CASE("item 9: reads of the kernel's own writes and of arguments at one address are not forced traffic") {
+  // Truth over 4 programs: x and y are 1 KiB each; out is written (1 KiB) and read back after the
+  // write. Distinct buffers: the HBM must deliver x and y, 2,048 B; out's read-back need not reach it.
+  json apart = facts_of_text(kAliasAdd, {{"grid", {4}}});
+  CHECK(read_unique(apart) == 2048);
+  CHECK_FALSE(apart.at("bytes").at("read").at("unique_total").at("exact").get<bool>());
+  const json &by_arg = apart.at("bytes").at("read").at("by_arg");
+  REQUIRE(by_arg.size() == 3);
+  CHECK(by_arg.at(2).at("arg_key") == "%arg2");
+  CHECK(by_arg.at(2).at("unique_total").at("value") == 0);
+  CHECK(by_arg.at(2).at("credit").get<std::string>().find("writes to %arg2") != std::string::npos);
+  CHECK(by_arg.at(2).at("unique_per_program").at("min") == 0);
+  // Without addresses the sum over x and y rests on their not overlapping: said so.
+  CHECK(apart.at("bytes").at("assumes").get<std::string>().find("do not overlap") != std::string::npos);
+  // x and y at one address (add(x, x)): 1,024 B of reads, not 2,048; no assumption left.
+  json same = facts_of_text(kAliasAdd, {{"grid", {4}}, {"args", {{"0", 1 << 20}, {"1", 1 << 20}, {"2", 1 << 24}}}});
+  CHECK(read_unique(same) == 1024);
+  CHECK(same.at("bytes").at("read").at("by_arg").at(1).at("credit").get<std::string>().find("%arg0") != std::string::npos);
+  CHECK_FALSE(same.at("bytes").contains("assumes"));
+  CHECK(same.at("bytes").at("read").at("unique_per_program_sum").at("value") == 1024);
+  // y half over x (+128 B): 1,024 + 128 B.
+  json half = facts_of_text(kAliasAdd, {{"grid", {4}}, {"args", {{"0", 1 << 20}, {"1", (1 << 20) + 128}, {"2", 1 << 24}}}});
+  CHECK(read_unique(half) == 1152);
+  // out placed over x: x's bytes are written by the kernel, none of them forced; y's are.
+  json inplace = facts_of_text(kAliasAdd, {{"grid", {4}}, {"args", {{"0", 1 << 20}, {"1", 1 << 22}, {"2", 1 << 20}}}});
+  CHECK(read_unique(inplace) == 1024);
+  // Apart, with addresses: nothing shared, the same as without them.
+  json placed = facts_of_text(kAliasAdd, {{"grid", {4}}, {"args", {{"0", 1 << 20}, {"1", 1 << 22}, {"2", 1 << 24}}}});
+  CHECK(read_unique(placed) == 2048);
+  CHECK(placed.at("bytes").at("read").at("by_arg").at(0).at("unique_total").at("exact") == true);
+}

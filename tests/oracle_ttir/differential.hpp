@@ -54,10 +54,6 @@ struct Outcome {
   int compared = 0;           // figures compared
   int exact = 0, lower = 0, upper = 0;  // of which: claims exact, a lower bound, an upper estimate
   std::vector<Finding> violations;
-  /// Term findings that review item 9 explains: above the ideal machine's
-  /// time, but not above the time for the bytes touched per argument (no
-  /// credit for arguments that alias or for reads of a program's own writes).
-  std::vector<Finding> known_item9;
   std::vector<std::string> oracle_notes;
   [[nodiscard]] std::string summary(const Case &c) const;
 };

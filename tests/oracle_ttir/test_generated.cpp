@@ -55,7 +55,11 @@ TEST_CASE("generated kernels: the differential check") {
     lower += o.lower;
     upper += o.upper;
     if (std::getenv("PB_ORACLE_TTIR_VERBOSE")) MESSAGE(o.summary(c));
-    if (!o.known_item9.empty()) ++item9;
+    for (const oracletest::Finding &f : o.violations)
+      if (f.what.find("review item 9") != std::string::npos) {
+        ++item9;
+        break;
+      }
     if (!o.violations.empty()) {
       ++bad;
       std::filesystem::create_directories(failing);
@@ -67,5 +71,5 @@ TEST_CASE("generated kernels: the differential check") {
   MESSAGE("generated: seeds " << first << ".." << last << ", " << compared << " compared (" << figures
                               << " figures: " << exact << " exact, " << lower << " lower bounds (terms included), "
                               << upper << " upper estimates), " << bad << " with violations, " << item9
-                              << " with findings review item 9 explains");
+                              << " of them review item 9's (aliasing, own-write reads)");
 }

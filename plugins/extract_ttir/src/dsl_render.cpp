@@ -131,7 +131,12 @@ std::vector<Section> view(const json &doc) {
       s.table.push_back({dir, fmt_dist(d.at("requested").at("per_program"), true),
                          fmt_qty(d.at("requested").at("total"), true), fmt_qty(d.at("unique_total"), true),
                          fmt_qty(d.at("unique_per_program_sum"), true)});
+      if (d.contains("by_arg"))
+        for (const json &a : d.at("by_arg"))
+          if (a.contains("credit"))
+            s.rows.push_back({std::string(dir) + " " + a.value("arg_key", std::string()), a.at("credit").get<std::string>()});
     }
+    if (doc.at("bytes").contains("assumes")) s.rows.push_back({"assumes", doc.at("bytes").at("assumes").get<std::string>()});
     out.push_back(std::move(s));
   }
   {

@@ -107,6 +107,7 @@ LaunchValues resolve_launch(const KernelModel &k, const json &launch) {
   if (programs > 1e12) throw InputError("launch.grid: " + grid.dump() + " is more than 10^12 programs");
   out.programs = out.grid[0] * out.grid[1] * out.grid[2];
   out.ints.assign(k.args.size(), std::nullopt);
+  out.pointers.assign(k.args.size(), std::nullopt);
   auto it = launch.find("args");
   if (it == launch.end()) return out;
   if (!it->is_object()) throw InputError("launch.args: expected an object keyed by argument name or position");
@@ -138,6 +139,8 @@ LaunchValues resolve_launch(const KernelModel &k, const json &launch) {
     }
     if (arg->kind != ArgKind::Scalar) {
       out.ignored.push_back(key);
+      if (arg->kind == ArgKind::Pointer && value.is_number_integer())
+        out.pointers[static_cast<size_t>(arg->index)] = value.get<std::int64_t>();
       continue;
     }
     check_value(key, value, *arg);

@@ -23,6 +23,9 @@ struct LaunchValues {
   std::int64_t grid[3] = {1, 1, 1};
   std::int64_t programs = 1;
   std::vector<std::optional<std::int64_t>> ints;
+  /// Pointer arguments given an integer value (an address): their bytes lie in
+  /// one address space at those addresses, so two of them may overlap.
+  std::vector<std::optional<std::int64_t>> pointers;
   json args = json::object();
   std::vector<std::string> ignored;
 };

@@ -437,6 +437,13 @@ Rate<u::BytesPerSecond> block_gm_rate(const Rates &rates, const Schedule &s, boo
 
 namespace {
 
+/// The condition the DSL tier's unique bytes rest on (dsl_facts bytes.assumes: pointer arguments
+/// without an address are taken not to overlap), carried into the term's evidence.
+void note_dsl_assumption(Term &t, const json &dsl) {
+  const json &assumes = json_at(dsl, {"bytes", "assumes"});
+  if (assumes.is_string()) t.evidence.push_back({{"assumes", assumes}});
+}
+
 void dsl_byte_resources(const json &dsl, const Rates &rates, const Schedule &s, std::vector<DslResource> &out,
                         std::vector<NotCounted> &missing) {
   for (const char *direction : {"read", "written"}) {
@@ -605,6 +612,7 @@ Term grid_floor_dsl(const json &dsl, const Rates &rates, const TermOptions &, co
   std::vector<DslResource> resources;
   dsl_flop_resources(dsl, rates, shape.schedule, resources, t.not_counted);
   dsl_byte_resources(dsl, rates, shape.schedule, resources, t.not_counted);
+  note_dsl_assumption(t, dsl);
   double lb = -1;
   if (std::optional<double> v = lower_value(json_at(dsl, {"schedule", "load_balance", "flop"}))) lb = *v;
   grid_from_resources(t, resources, shape.schedule, lb);
@@ -657,6 +665,7 @@ Term component_floor_dsl(const json &dsl, const Rates &rates, const TermOptions 
   std::vector<DslResource> resources;
   dsl_flop_resources(dsl, rates, s, resources, t.not_counted);
   dsl_byte_resources(dsl, rates, s, resources, t.not_counted);
+  note_dsl_assumption(t, dsl);
   // One entry per (core, component), classes summed at their own rates
   // (the weighted harmonic mean of the per-class rates).
   std::map<std::string, ComponentValue> entries;
@@ -878,6 +887,7 @@ Term memory_dsl(const json &dsl, const Rates &rates, const TermOptions &options,
   std::optional<double> bytes = lower_value(given_of(unique));
   const double strict_bytes = lower_value(unique).value_or(0);
   t.schedule = s.to_json();
+  note_dsl_assumption(t, dsl);
   t.formula = "T_mem = max(unique GM bytes of each direction / (active blocks x its per-block path ceilings), bytes "
               "beyond the L2 / HBM peak) (strict, any cache state); cold L2: unique GM bytes / min(active blocks x "
               "per-block paths, HBM peak) (argued unless cache = cold)";
