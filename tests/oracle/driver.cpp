@@ -56,6 +56,7 @@ std::string describe(const Case &c, const CheckReport &r) {
   os << c.name << ": " << r.violations.size() << " violation(s), " << r.waived.size() << " known (waived)\n";
   os << "  launch given to the extractor: " << r.launch.dump() << "\n";
   if (!r.facts_summary.empty()) os << "  facts: " << r.facts_summary << "\n";
+  if (r.enumeration_budget != 0) os << "  extractor enumeration budget: " << r.enumeration_budget << " per op\n";
   for (const Violation &v : r.violations) os << "  " << v.str() << "\n";
   for (const Violation &v : r.waived) os << "  " << v.str() << "\n";
   if (c.name.rfind("seed ", 0) == 0)
