@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include <perfbound/sdk/cancel.hpp>
+
 namespace pb::hivm::analysis {
 
 namespace {
@@ -78,6 +80,9 @@ struct MinSum {
 
 ExecutionCounts::RunResult ExecutionCounts::run_counts(uint32_t r, const std::vector<int32_t> &chain,
                                                          bool with_samples) {
+  // One op's counts can enumerate thousands of leaves per block: a large function stops within
+  // a poll of Ctrl-C here, not only while its text is read (issue 27).
+  pb::sdk::throw_if_cancelled();
   struct Inst {
     Mult sum{0, 0, 0, true, true};
     QSum bytes, elements, flop, repeats, masked, packets, issued, mte1;

@@ -200,7 +200,10 @@ void FunctionAnalyzer::walk_region_cfg(mlir::Region &region) {
 }
 
 void FunctionAnalyzer::walk_block(mlir::Block &block) {
-  for (Operation &op : block) visit(&op);
+  for (Operation &op : block) {
+    pb::sdk::poll_cancel();  // one large function stops within a poll of Ctrl-C (issue 27)
+    visit(&op);
+  }
 }
 
 void FunctionAnalyzer::visit(Operation *op) {

@@ -227,8 +227,10 @@ int validate_one(const Args &args) {
   }
   request.device = args.one("--device");
   json measurement = measure_file(*args.one("--measurement"), request, args.one("--bench-case").value_or(""));
+  pb::sdk::throw_if_cancelled();
   BoundOutcome bound = read_saved_report(*args.one("--report"), "bound");
   json validation = validate_bound(bound.report, measurement, bound.origin, "", bound.error);
+  pb::sdk::throw_if_cancelled();
   if (args.has("--json") || args.one("--format").value_or("") == "json")
     std::cout << validation.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   else

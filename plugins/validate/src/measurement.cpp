@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include <perfbound/sdk/cancel.hpp>
 #include <perfbound/sdk/sha256.hpp>
 #include <perfbound/sdk/units.hpp>
 
@@ -198,7 +199,10 @@ json measure_table(const OpSummary &table, const MeasureRequest &request, const 
   // One series per device: launches on two devices are not one run.
   if (std::optional<size_t> device_col = table.find_column("Device_id")) {
     std::set<std::string> devices;
-    for (const Launch &launch : launches) devices.insert(table.text(launch.rows.front(), *device_col));
+    for (const Launch &launch : launches) {
+      pb::sdk::poll_cancel();
+      devices.insert(table.text(launch.rows.front(), *device_col));
+    }
     if (request.device) {
       std::erase_if(launches, [&](const Launch &l) { return table.text(l.rows.front(), *device_col) != *request.device; });
     } else if (devices.size() > 1) {
@@ -220,6 +224,7 @@ json measure_table(const OpSummary &table, const MeasureRequest &request, const 
   json samples = json::array();
   std::vector<double> kept_us;
   for (size_t idx = 0; idx < launches.size(); ++idx) {
+    pb::sdk::poll_cancel();  // one JSON sample per launch: millions in a large file (issue 27)
     const Launch &launch = launches[idx];
     double duration = table.launch_require_number(launch, duration_col);
     if (duration <= 0)
@@ -330,11 +335,18 @@ json no_measurement(const std::string &kernel, const std::string &origin, const 
 
 json measure_file(const std::filesystem::path &path, const MeasureRequest &request, const std::string &bench_case) {
   std::string error;
-  auto read = pb::sdk::read_text_input_file(path, pb::sdk::kMaxDataFileBytes, error);
+  // Reading, checking and hashing a large file poll for Ctrl-C between chunks (issue 27).
+  const std::function<void()> poll = [] { pb::sdk::throw_if_cancelled(); };
+  auto read = pb::sdk::read_text_input_file(path, pb::sdk::kMaxDataFileBytes, error, poll);
   if (!read)
     throw pb::sdk::InputError(error == path.string() + ": no such file" ? path.string() + ": cannot open measurement file" : error);
   const std::string text = std::move(*read);
-  SourceInfo source{path.string(), pb::sdk::sha256_hex(text)};
+  pb::sdk::Sha256 digest;
+  for (size_t at = 0; at < text.size(); at += size_t{4} << 20) {
+    poll();
+    digest.update(std::string_view(text).substr(at, size_t{4} << 20));
+  }
+  SourceInfo source{path.string(), digest.hex_digest()};
   size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && text[first] == '{') {
     if (std::string deep = pb::sdk::json_depth_error(text, path.string()); !deep.empty()) throw pb::sdk::InputError(deep);

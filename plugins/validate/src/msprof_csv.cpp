@@ -143,7 +143,7 @@ CsvTable CsvTable::parse(std::string_view text, std::string origin) {
   if (text.size() >= (size_t{1} << 32)) fail(table.origin_, 1, 1, "file too large (4 GiB or more) for the CSV reader");
   // Every caller, not only read(): a cell that is not UTF-8 would otherwise
   // reach the measurement document and fail to serialise.
-  if (auto bad = pb::sdk::find_invalid_utf8(text)) fail(table.origin_, bad->line, bad->column, pb::sdk::describe_utf8_error(*bad));
+  if (auto bad = pb::sdk::find_invalid_utf8(text, [] { pb::sdk::throw_if_cancelled(); })) fail(table.origin_, bad->line, bad->column, pb::sdk::describe_utf8_error(*bad));
   Cursor cur(text);
   while (!cur.done() && cur.at_line_end()) cur.skip_line_end();
   if (cur.done()) fail(table.origin_, 1, 1, "empty file: expected a header line of column names");

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,8 +36,11 @@ inline std::string format_byte_limit(std::uint64_t bytes) {
 
 /// Reads `path` whole. On failure returns nullopt and sets `error` to the
 /// reason, without the path ("not a regular file ..."); callers prefix it.
+/// `poll`, when given, runs between chunks of 64 KiB (and, in UTF-8 validation, every 16,384
+/// lines): a reader of a large file passes a cancel check (pb::sdk::throw_if_cancelled) so that
+/// Ctrl-C stops it within a chunk rather than after the whole file.
 inline std::optional<std::string> read_input_file(const std::filesystem::path &path, std::uint64_t max_bytes,
-                                                  std::string &error) {
+                                                  std::string &error, const std::function<void()> &poll = {}) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::file_status status = fs::status(path, ec);
@@ -67,6 +71,7 @@ inline std::optional<std::string> read_input_file(const std::filesystem::path &p
   text.reserve(ec ? 0 : static_cast<size_t>(size));
   char buffer[1 << 16];
   while (in) {
+    if (poll) poll();
     in.read(buffer, sizeof(buffer));
     text.append(buffer, static_cast<size_t>(in.gcount()));
     if (text.size() > max_bytes) {  // the file grew while being read
@@ -89,7 +94,7 @@ struct Utf8Error {
   std::uint32_t column = 1;
   unsigned char byte = 0;
 };
-inline std::optional<Utf8Error> find_invalid_utf8(std::string_view text) {
+inline std::optional<Utf8Error> find_invalid_utf8(std::string_view text, const std::function<void()> &poll = {}) {
   std::uint32_t line = 1;
   size_t line_start = 0;
   size_t i = 0;
@@ -103,6 +108,7 @@ inline std::optional<Utf8Error> find_invalid_utf8(std::string_view text) {
       if (c == '\n') {
         ++line;
         line_start = i + 1;
+        if (poll && (line & 0x3FFFu) == 0) poll();
       }
       ++i;
       continue;
@@ -137,8 +143,9 @@ inline std::string describe_utf8_error(const Utf8Error &bad) {
 }
 
 /// "<origin>:<line>:<column>: invalid UTF-8 byte 0xFF ..." or "" when valid.
-inline std::string utf8_error_message(std::string_view text, const std::string &origin) {
-  auto bad = find_invalid_utf8(text);
+inline std::string utf8_error_message(std::string_view text, const std::string &origin,
+                                      const std::function<void()> &poll = {}) {
+  auto bad = find_invalid_utf8(text, poll);
   if (!bad) return {};
   return origin + ":" + std::to_string(bad->line) + ":" + std::to_string(bad->column) + ": " + describe_utf8_error(*bad);
 }
@@ -147,13 +154,13 @@ inline std::string utf8_error_message(std::string_view text, const std::string &
 /// a whole message: "<path>: <reason>" or "<path>:<line>:<column>: invalid
 /// UTF-8 byte ...".
 inline std::optional<std::string> read_text_input_file(const std::filesystem::path &path, std::uint64_t max_bytes,
-                                                       std::string &error) {
-  auto text = read_input_file(path, max_bytes, error);
+                                                       std::string &error, const std::function<void()> &poll = {}) {
+  auto text = read_input_file(path, max_bytes, error, poll);
   if (!text) {
     error = path.string() + ": " + error;
     return text;
   }
-  error = utf8_error_message(*text, path.string());
+  error = utf8_error_message(*text, path.string(), poll);
   if (!error.empty()) return std::nullopt;
   return text;
 }
