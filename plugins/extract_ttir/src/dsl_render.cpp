@@ -9,6 +9,8 @@
 #include <cmath>
 #include <sstream>
 
+#include <perfbound/sdk/text.hpp>
+
 #include "dsl_facts.hpp"
 
 namespace perfbound::ttir {
@@ -240,7 +242,9 @@ std::string as_text(const std::vector<Section> &sections) {
     os << s.title << "\n";
     size_t width = 0;
     for (const auto &[label, value] : s.rows) width = std::max(width, label.size());
-    for (const auto &[label, value] : s.rows) os << "  " << label << std::string(width - label.size() + 2, ' ') << value << "\n";
+    // Long values (a credit, the no-overlap assumption) wrap at the report width with a hanging indent.
+    for (const auto &[label, value] : s.rows)
+      os << pb::sdk::text::wrap_line("  " + label + std::string(width - label.size() + 2, ' ') + value) << "\n";
     if (!s.header.empty() && !s.table.empty()) {
       std::vector<size_t> widths(s.header.size(), 0);
       for (size_t c = 0; c < s.header.size(); ++c) widths[c] = s.header[c].size();
