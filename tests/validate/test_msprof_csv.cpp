@@ -2,6 +2,9 @@
 #include <doctest/doctest.h>
 
 #include <perfbound/sdk/json.hpp>
+#include <perfbound/sdk/sha256.hpp>
+
+#include <algorithm>
 
 #include "msprof_csv.hpp"
 #include "support/test_support.hpp"
@@ -12,6 +15,8 @@ using pbtest::validate::error_of;
 using pbtest::validate::fixtures;
 using perfbound::validate::CsvTable;
 using perfbound::validate::OpSummary;
+using pbtest::validate::request_for;
+namespace pv = perfbound::validate;
 
 TEST_CASE("op_summary quirks: Block Num/Block Dim, TABs after start times, triple quotes, N/A, foreign rows") {
   OpSummary cann9 = OpSummary::read(fixtures() / "op_summary_cann9.csv");
@@ -111,6 +116,109 @@ TEST_CASE("a profiler CSV is read only from a regular file, up to the limit, as 
   pbtest::write_file(tmp / "bad.csv", "Op Name,Task Type\nk\xFF,AI_CORE\n");
   CHECK(error_of([&] { (void)OpSummary::read(tmp / "bad.csv"); }) ==
         (tmp / "bad.csv").string() + ":2:2: invalid UTF-8 byte 0xFF (the file must be UTF-8 text)");
+}
+
+namespace {
+
+/// An op_summary of `rows` tasks over three kernels (k is one task in three),
+/// whose Op Name of every 97th row is a quoted name holding a newline, so
+/// that records straddle the streamed reader's 4 MiB blocks at many offsets.
+std::string three_kernel_summary(long rows) {
+  std::string text = "Device_id,Task ID,Stream ID,Op Name,Task Type,Task Start Time(us),Task Duration(us),Block Dim\n";
+  for (long i = 0; i < rows; ++i) {
+    const long kernel = i % 3;
+    std::string name = kernel == 0 ? "k" : kernel == 1 ? "other" : "\"two\nlines, \"\"quoted\"\"\"";
+    if (kernel == 1 && i % 97 == 1) name = "\"other\"";
+    text += "0," + std::to_string(i) + ",3," + name + "," + (kernel == 2 ? "AI_CPU" : "AI_VECTOR_CORE") + "," +
+            std::to_string(1000 + 10 * i) + ".000\t," + std::to_string(5 + i % 7) + ".250,40\n";
+  }
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("a CSV read in blocks gives what the whole text gives; memory keeps only the kernel's rows") {
+  pbtest::TempDir tmp;
+  const std::string text = three_kernel_summary(330'000);  // ~18 MB: five blocks
+  REQUIRE(text.size() > 4 * OpSummary::kReadBlockBytes);
+  pbtest::write_file(tmp / "big.csv", text);
+
+  const OpSummary whole = OpSummary::parse(text, "big.csv");
+  std::string seen;
+  OpSummary::ReadOptions options;
+  options.kernel = "k";
+  options.on_bytes = [&](std::string_view bytes) { seen += bytes; };
+  const OpSummary streamed = OpSummary::read(tmp / "big.csv", options);
+  CHECK(seen == text);  // every byte, in order, once (the digest's input)
+  CHECK(whole.row_count() == 330'000);
+  CHECK(streamed.row_count() == 110'000);  // only k's rows are kept
+  CHECK(streamed.format() == whole.format());
+  CHECK(streamed.kernel_names() == whole.kernel_names());
+  CHECK(streamed.kernel_names() == std::vector<std::string>{"k", "other"});
+
+  const auto a = whole.launches("k"), b = streamed.launches("k");
+  REQUIRE(a.size() == 110'000);
+  REQUIRE(b.size() == a.size());
+  const size_t dur_a = whole.column("Task Duration(us)"), dur_b = streamed.column("Task Duration(us)");
+  for (size_t i = 0; i < a.size(); ++i) {
+    REQUIRE(whole.launch_lines(a[i]) == streamed.launch_lines(b[i]));  // file lines survive the blocks
+    REQUIRE(a[i].start_us == b[i].start_us);
+    REQUIRE(whole.launch_require_number(a[i], dur_a) == streamed.launch_require_number(b[i], dur_b));
+  }
+  // Unfiltered, the streamed table is the parsed one cell for cell.
+  const OpSummary all = OpSummary::read(tmp / "big.csv");
+  REQUIRE(all.row_count() == whole.row_count());
+  for (size_t row = 0; row < all.row_count(); row += 997)
+    for (size_t col = 0; col < all.csv().column_count(); ++col) {
+      REQUIRE(all.csv().cell(row, col) == whole.csv().cell(row, col));
+      REQUIRE(all.csv().where(row, col) == whole.csv().where(row, col).replace(0, 7, (tmp / "big.csv").string()));
+    }
+
+  // The measurement document is the same whichever way the file is read.
+  pv::MeasureRequest request = request_for("k", 2);
+  pb::sdk::json from_text = pv::measure_table(whole, request, {"big.csv", std::nullopt});
+  pb::sdk::json from_file = pv::measure_file(tmp / "big.csv", request);
+  from_text.erase("source");
+  CHECK(from_file["source"]["sha256"] == pb::sdk::sha256_hex(text));
+  from_file.erase("source");
+  CHECK(from_text == from_file);
+}
+
+TEST_CASE("errors past the first block name the file's own line and column") {
+  pbtest::TempDir tmp;
+  const std::string good = three_kernel_summary(150'000);  // ~8.5 MB
+  const long lines = std::count(good.begin(), good.end(), '\n');
+  const fs::path path = tmp / "bad.csv";
+  const std::string where = path.string() + ":" + std::to_string(lines + 1);
+  pbtest::write_file(path, good + "0,1,3,k,AI_CORE,1.0,2.0\n");
+  CHECK(error_of([&] { (void)OpSummary::read(path); }) == where + ":1: row has 7 fields, the header has 8");
+  pbtest::write_file(path, good + "0,1,3,k\xFF,AI_CORE,1.0,2.0,4\n");
+  CHECK(error_of([&] { (void)OpSummary::read(path); }) == where + ":8: invalid UTF-8 byte 0xFF (the file must be UTF-8 text)");
+  std::string plain;  // rows without a quote: the open quote stays open to the end
+  for (int i = 0; i < 200'000; ++i) plain += "0,1,3,k,AI_CORE,1.0,2.0,4\n";
+  pbtest::write_file(path, good + "0,1,3,k,AI_CORE,1.0,2.0,\"4\n" + plain);
+  CHECK(error_of([&] { (void)OpSummary::read(path); }) == where + ":25: unterminated quoted field (no closing '\"')");
+  // Past the longest record the reader holds (64 MiB), the same message,
+  // without reading the rest of the file.
+  while (plain.size() <= OpSummary::kMaxRecordBytes) plain += plain;
+  pbtest::write_file(path, good + "0,1,3,k,AI_CORE,1.0,2.0,\"4\n" + plain + "\"\n");
+  CHECK(error_of([&] { (void)OpSummary::read(path); }) ==
+        where + ":25: unterminated quoted field (no closing '\"') within the 64 MiB a record may span");
+  pbtest::write_file(path, good + "0,1,3,k,AI_\"CORE,1.0,2.0,4\n" + good);
+  CHECK(error_of([&] { (void)OpSummary::read(path); }) ==
+        where + ":12: a quote inside an unquoted field (quote the whole field, doubling inner quotes)");
+  // A cell of a kernel that is not kept is still a parse error; a number is
+  // checked only where the rule reads it.
+  OpSummary::ReadOptions only_other;
+  only_other.kernel = "other";
+  pbtest::write_file(path, good + "0,1,3,k,AI_CORE,1.0,\"2.0\"x,4\n");
+  CHECK(error_of([&] { (void)OpSummary::read(path, only_other); }) ==
+        where + ":26: unexpected 'x' after the closing quote of a field (expected ',' or the end of the line)");
+  // Blank lines before the header, more than a block of them.
+  pbtest::write_file(path, std::string(5 << 20, '\n') + good);
+  CHECK(OpSummary::read(path, only_other).row_count() == 50'000);
+  pbtest::write_file(path, std::string(5 << 20, '\n'));
+  CHECK(error_of([&] { (void)OpSummary::read(path); }) == path.string() + ":1:1: empty file: expected a header line of column names");
 }
 
 TEST_CASE("every real msprof CSV in ../shared parses, and kernel rows come out per launch") {

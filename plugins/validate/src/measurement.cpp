@@ -335,26 +335,46 @@ json no_measurement(const std::string &kernel, const std::string &origin, const 
 
 json measure_file(const std::filesystem::path &path, const MeasureRequest &request, const std::string &bench_case) {
   std::string error;
+  auto refuse = [&] {
+    return pb::sdk::InputError(error == "no such file" ? path.string() + ": cannot open measurement file"
+                                                       : path.string() + ": " + error);
+  };
+  // A bench result is JSON (its first non-blank byte is '{'); anything else
+  // is read as a profiler CSV.
+  bool is_json = false;
+  {
+    std::optional<std::ifstream> in = pb::sdk::open_input_file(path, pb::sdk::kMaxDataFileBytes, error);
+    if (!in) throw refuse();
+    char c = 0;
+    while (in->get(c) && (c == ' ' || c == '\t' || c == '\r' || c == '\n')) pb::sdk::poll_cancel();
+    is_json = *in && c == '{';
+  }
   // Reading, checking and hashing a large file poll for Ctrl-C between chunks (issue 27).
   const std::function<void()> poll = [] { pb::sdk::throw_if_cancelled(); };
+  pb::sdk::Sha256 digest;
+  if (!is_json) {
+    // Streamed: a profiler CSV of a whole model run is large, and the rule
+    // needs only the kernel's rows; the others are parsed, checked and
+    // dropped (issue 27: memory follows the kernel's launches, not the file).
+    OpSummary::ReadOptions options;
+    options.kernel = request.kernel;
+    options.on_bytes = [&](std::string_view bytes) { digest.update(bytes); };
+    OpSummary table = OpSummary::read(path, options);
+    return measure_table(table, request, SourceInfo{path.string(), digest.hex_digest()});
+  }
   auto read = pb::sdk::read_text_input_file(path, pb::sdk::kMaxDataFileBytes, error, poll);
   if (!read)
     throw pb::sdk::InputError(error == path.string() + ": no such file" ? path.string() + ": cannot open measurement file" : error);
   const std::string text = std::move(*read);
-  pb::sdk::Sha256 digest;
   for (size_t at = 0; at < text.size(); at += size_t{4} << 20) {
     poll();
     digest.update(std::string_view(text).substr(at, size_t{4} << 20));
   }
   SourceInfo source{path.string(), digest.hex_digest()};
-  size_t first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && text[first] == '{') {
-    if (std::string deep = pb::sdk::json_depth_error(text, path.string()); !deep.empty()) throw pb::sdk::InputError(deep);
-    json doc = json::parse(text, nullptr, false);
-    if (doc.is_discarded()) throw pb::sdk::InputError(pb::sdk::json_syntax_error_message(text, path.string()));
-    return measure_bench_result(doc, bench_case.empty() ? request.kernel : bench_case, source);
-  }
-  return measure_table(OpSummary::parse(text, path.string()), request, source);
+  if (std::string deep = pb::sdk::json_depth_error(text, path.string()); !deep.empty()) throw pb::sdk::InputError(deep);
+  json doc = json::parse(text, nullptr, false);
+  if (doc.is_discarded()) throw pb::sdk::InputError(pb::sdk::json_syntax_error_message(text, path.string()));
+  return measure_bench_result(doc, bench_case.empty() ? request.kernel : bench_case, source);
 }
 
 }  // namespace perfbound::validate

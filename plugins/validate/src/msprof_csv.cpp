@@ -21,8 +21,10 @@ namespace {
 /// Walks the text one character at a time, keeping line and column.
 class Cursor {
  public:
-  explicit Cursor(std::string_view text) : text_(text) {
-    if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;  // UTF-8 byte-order mark
+  /// `text` starts at the beginning of line `first_line`; `file_start`: it
+  /// is the start of the file, where a byte-order mark may stand.
+  Cursor(std::string_view text, uint32_t first_line, bool file_start) : text_(text), line_(first_line) {
+    if (file_start && text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;  // UTF-8 byte-order mark
   }
   [[nodiscard]] bool done() const { return pos_ >= text_.size(); }
   [[nodiscard]] char peek(size_t ahead = 0) const { return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0'; }
@@ -137,34 +139,51 @@ bool has_column(const std::vector<std::string> &header, std::string_view name) {
 // CsvTable
 //===----------------------------------------------------------------------===//
 
-CsvTable CsvTable::parse(std::string_view text, std::string origin) {
+CsvTable CsvTable::empty(std::string origin) {
   CsvTable table;
   table.origin_ = std::move(origin);
+  table.starts_.push_back(0);  // the end of the last cell, always the last entry
+  return table;
+}
+
+CsvTable CsvTable::parse(std::string_view text, std::string origin) {
+  CsvTable table = empty(std::move(origin));
   if (text.size() >= (size_t{1} << 32)) fail(table.origin_, 1, 1, "file too large (4 GiB or more) for the CSV reader");
-  // Every caller, not only read(): a cell that is not UTF-8 would otherwise
-  // reach the measurement document and fail to serialise.
-  if (auto bad = pb::sdk::find_invalid_utf8(text, [] { pb::sdk::throw_if_cancelled(); })) fail(table.origin_, bad->line, bad->column, pb::sdk::describe_utf8_error(*bad));
-  Cursor cur(text);
-  while (!cur.done() && cur.at_line_end()) cur.skip_line_end();
-  if (cur.done()) fail(table.origin_, 1, 1, "empty file: expected a header line of column names");
-  uint32_t header_line = cur.line();
-  std::string header_text;
-  std::vector<FieldStart> fields;
-  read_record(cur, table.origin_, header_text, fields);
-  std::set<std::string> seen;
-  for (size_t idx = 0; idx < fields.size(); ++idx) {
-    size_t end = idx + 1 < fields.size() ? fields[idx + 1].offset : header_text.size();
-    std::string name(trim(std::string_view(header_text).substr(fields[idx].offset, end - fields[idx].offset)));
-    if (!seen.insert(name).second) fail(table.origin_, header_line, fields[idx].column, "column '" + name + "' appears twice in the header");
-    table.header_.push_back(std::move(name));
-  }
-  const size_t width = table.header_.size();
-  // Reserve for the whole file at once: one allocation, no regrowth copies.
+  // Reserve for the whole text at once: one allocation, no regrowth copies.
   const size_t lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
   table.data_.reserve(text.size());
-  table.starts_.reserve(lines * width + 1);
-  table.columns_.reserve(lines * width);
   table.row_lines_.reserve(lines);
+  table.feed(text, 1, true, {}, {});
+  table.finish();
+  return table;
+}
+
+void CsvTable::feed(std::string_view block, uint32_t first_line, bool file_start, const RowKeep &keep,
+                    const std::function<void(const CsvTable &)> &on_header) {
+  // Every caller, not only read(): a cell that is not UTF-8 would otherwise
+  // reach the measurement document and fail to serialise. A block holds
+  // whole lines, so no UTF-8 sequence is cut and columns count from its start.
+  if (auto bad = pb::sdk::find_invalid_utf8(block, [] { pb::sdk::throw_if_cancelled(); }))
+    fail(origin_, first_line + bad->line - 1, bad->column, pb::sdk::describe_utf8_error(*bad));
+  Cursor cur(block, first_line, file_start);
+  std::vector<FieldStart> fields;
+  if (!has_header_) {
+    while (!cur.done() && cur.at_line_end()) cur.skip_line_end();
+    if (cur.done()) return;  // blank lines so far: the header is in a later block
+    uint32_t header_line = cur.line();
+    std::string header_text;
+    read_record(cur, origin_, header_text, fields);
+    std::set<std::string> seen;
+    for (size_t idx = 0; idx < fields.size(); ++idx) {
+      size_t end = idx + 1 < fields.size() ? fields[idx + 1].offset : header_text.size();
+      std::string name(trim(std::string_view(header_text).substr(fields[idx].offset, end - fields[idx].offset)));
+      if (!seen.insert(name).second) fail(origin_, header_line, fields[idx].column, "column '" + name + "' appears twice in the header");
+      header_.push_back(std::move(name));
+    }
+    has_header_ = true;
+    if (on_header) on_header(*this);
+  }
+  const size_t width = header_.size();
   while (!cur.done()) {
     pb::sdk::poll_cancel();  // a 1 GB file stops within a few thousand rows of Ctrl-C
     if (cur.at_line_end()) {  // blank line
@@ -172,18 +191,30 @@ CsvTable CsvTable::parse(std::string_view text, std::string origin) {
       continue;
     }
     uint32_t row_line = cur.line();
-    read_record(cur, table.origin_, table.data_, fields);
+    const size_t row = row_lines_.size();
+    starts_.pop_back();  // the end sentinel, pushed again below
+    read_record(cur, origin_, data_, fields);
     if (fields.size() != width)
-      fail(table.origin_, row_line, 1,
-           "row has " + std::to_string(fields.size()) + " fields, the header has " + std::to_string(width));
-    table.row_lines_.push_back(row_line);
+      fail(origin_, row_line, 1, "row has " + std::to_string(fields.size()) + " fields, the header has " + std::to_string(width));
+    if (data_.size() >= (size_t{1} << 32)) fail(origin_, row_line, 1, "more than 4 GiB of cells kept by the CSV reader");
+    row_lines_.push_back(row_line);
     for (const FieldStart &field : fields) {
-      table.starts_.push_back(static_cast<uint32_t>(field.offset));
-      table.columns_.push_back(field.column);
+      starts_.push_back(static_cast<uint32_t>(field.offset));
+      columns_.push_back(field.column);
+    }
+    starts_.push_back(static_cast<uint32_t>(data_.size()));
+    if (keep && !keep(*this, row)) {  // drop the row again
+      data_.resize(starts_[row * width]);
+      starts_.resize(row * width);
+      starts_.push_back(static_cast<uint32_t>(data_.size()));
+      columns_.resize(row * width);
+      row_lines_.pop_back();
     }
   }
-  table.starts_.push_back(static_cast<uint32_t>(table.data_.size()));
-  return table;
+}
+
+void CsvTable::finish() const {
+  if (!has_header_) fail(origin_, 1, 1, "empty file: expected a header line of column names");
 }
 
 std::string CsvTable::where(size_t row, size_t col) const {
@@ -217,32 +248,108 @@ const char *format_id(ProfilerFormat format) {
   return "?";
 }
 
-OpSummary OpSummary::parse(std::string_view text, std::string origin) {
-  OpSummary summary;
-  summary.csv_ = CsvTable::parse(text, std::move(origin));
-  const std::vector<std::string> &header = summary.csv_.header();
+void OpSummary::classify() {
+  const std::vector<std::string> &header = csv_.header();
   // OpBasicInfo has the frequency columns and neither a task type nor a
   // start time; kernel_details names the kernel column "Name".
   if (has_column(header, "Current Freq") || (!has_column(header, "Task Type") && !has_column(header, "Accelerator Core") &&
                                              !has_column(header, "Task Start Time(us)") && !has_column(header, "Start Time(us)")))
-    summary.format_ = ProfilerFormat::OpBasicInfo;
+    format_ = ProfilerFormat::OpBasicInfo;
   else if (has_column(header, "Accelerator Core") || (has_column(header, "Name") && !has_column(header, "Op Name")))
-    summary.format_ = ProfilerFormat::KernelDetails;
+    format_ = ProfilerFormat::KernelDetails;
   // Launches are ordered by their start time to tell warm-ups from the
   // rest; a per-task table without one would be read in file order, which
   // neither profiler promises (OpBasicInfo has one row per launch and none).
-  if (summary.format_ != ProfilerFormat::OpBasicInfo && !summary.find_column("Task Start Time(us)"))
-    throw pb::sdk::InputError(summary.origin() + ":1:1: a " + format_name(summary.format_) + " table needs the column '" +
-                              (summary.format_ == ProfilerFormat::KernelDetails ? "Start Time(us)" : "Task Start Time(us)") +
+  if (format_ != ProfilerFormat::OpBasicInfo && !find_column("Task Start Time(us)"))
+    throw pb::sdk::InputError(origin() + ":1:1: a " + format_name(format_) + " table needs the column '" +
+                              (format_ == ProfilerFormat::KernelDetails ? "Start Time(us)" : "Task Start Time(us)") +
                               "' (the launches are ordered by it to drop the warm-ups); the header has none");
+}
+
+OpSummary OpSummary::parse(std::string_view text, std::string origin) {
+  OpSummary summary;
+  summary.csv_ = CsvTable::parse(text, std::move(origin));
+  summary.classify();
   return summary;
 }
 
-OpSummary OpSummary::read(const std::filesystem::path &path) {
+OpSummary OpSummary::read(const std::filesystem::path &path, const ReadOptions &options) {
   std::string error;
-  auto text = pb::sdk::read_text_input_file(path, pb::sdk::kMaxDataFileBytes, error);
-  if (!text) throw pb::sdk::InputError(error == path.string() + ": no such file" ? path.string() + ": cannot open msprof CSV" : error);
-  return parse(*text, path.string());
+  std::optional<std::ifstream> in = pb::sdk::open_input_file(path, pb::sdk::kMaxDataFileBytes, error);
+  if (!in) throw pb::sdk::InputError(error == "no such file" ? path.string() + ": cannot open msprof CSV" : path.string() + ": " + error);
+
+  OpSummary summary;
+  summary.csv_ = CsvTable::empty(path.string());
+  std::optional<size_t> name_col, type_col;
+  if (options.kernel) summary.file_kernel_names_.emplace();
+  auto on_header = [&](const CsvTable &) {
+    summary.classify();
+    if (!options.kernel) return;
+    name_col = summary.column("Op Name");
+    type_col = summary.find_column("Task Type");
+  };
+  CsvTable::RowKeep keep;
+  if (options.kernel)
+    keep = [&](const CsvTable &, size_t row) {
+      std::string name = summary.text(row, *name_col);
+      const std::vector<std::string> &ai_core = ai_core_task_types();
+      if (!type_col || std::find(ai_core.begin(), ai_core.end(), summary.text(row, *type_col)) != ai_core.end())
+        summary.file_kernel_names_->insert(name);
+      return name == *options.kernel;
+    };
+
+  // The file in blocks of whole records: `pending` starts at a record's
+  // first byte; a scan that follows the quotes finds where the last whole
+  // record of what was read ends (a line end outside quotes).
+  std::string pending;
+  std::string chunk(kReadBlockBytes, '\0');
+  size_t scanned = 0, cut = 0;
+  bool in_quotes = false, file_start = true;
+  uint32_t line = 1;
+  uint64_t total = 0;
+  auto feed = [&](size_t bytes) {
+    std::string_view block(pending.data(), bytes);
+    summary.csv_.feed(block, line, file_start, keep, on_header);
+    file_start = false;
+    line += static_cast<uint32_t>(std::count(block.begin(), block.end(), '\n'));
+    pending.erase(0, bytes);
+    scanned -= bytes;
+    cut = 0;
+  };
+  while (true) {
+    pb::sdk::throw_if_cancelled();
+    in->read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    const size_t got = static_cast<size_t>(in->gcount());
+    if (in->bad()) throw pb::sdk::InputError(path.string() + ": read error");
+    total += got;
+    if (total > pb::sdk::kMaxDataFileBytes)  // the file grew while being read
+      throw pb::sdk::InputError(path.string() + ": more than the limit of " +
+                                pb::sdk::format_byte_limit(pb::sdk::kMaxDataFileBytes) + " for this kind of input");
+    std::string_view bytes(chunk.data(), got);
+    if (options.on_bytes && got > 0) options.on_bytes(bytes);
+    pending.append(bytes);
+    for (; scanned < pending.size(); ++scanned) {
+      char c = pending[scanned];
+      if (c == '"') in_quotes = !in_quotes;
+      else if (c == '\n' && !in_quotes) cut = scanned + 1;
+    }
+    if (got == 0 || !*in) break;  // end of file: the rest is the last block
+    if (cut > 0) {
+      feed(cut);
+    } else if (pending.size() > kMaxRecordBytes) {
+      // A quote that opened and did not close (or a stray quote) is reported
+      // where it is; the rest of the file is not read.
+      try {
+        feed(pending.size());
+      } catch (const pb::sdk::InputError &e) {
+        throw pb::sdk::InputError(std::string(e.what()) + " within the 64 MiB a record may span");
+      }
+      throw pb::sdk::InputError(path.string() + ":" + std::to_string(line) + ":1: a record longer than 64 MiB");
+    }
+  }
+  if (!pending.empty()) feed(pending.size());
+  summary.csv_.finish();
+  return summary;
 }
 
 std::optional<size_t> OpSummary::find_column(std::string_view name) const {
@@ -390,17 +497,21 @@ std::vector<uint32_t> OpSummary::launch_lines(const Launch &launch) const {
   return lines;
 }
 
-std::vector<std::string> OpSummary::kernel_names() const {
-  const size_t name_col = column("Op Name");
+std::optional<std::string> OpSummary::ai_core_name(size_t row) const {
   const std::optional<size_t> type_col = find_column("Task Type");
-  std::set<std::string> names;
-  for (size_t row = 0; row < row_count(); ++row) {
-    if (type_col) {
-      std::string type = text(row, *type_col);
-      if (std::find(ai_core_task_types().begin(), ai_core_task_types().end(), type) == ai_core_task_types().end()) continue;
-    }
-    names.insert(text(row, name_col));
+  if (type_col) {
+    std::string type = text(row, *type_col);
+    if (std::find(ai_core_task_types().begin(), ai_core_task_types().end(), type) == ai_core_task_types().end())
+      return std::nullopt;
   }
+  return text(row, column("Op Name"));
+}
+
+std::vector<std::string> OpSummary::kernel_names() const {
+  if (file_kernel_names_) return {file_kernel_names_->begin(), file_kernel_names_->end()};
+  std::set<std::string> names;
+  for (size_t row = 0; row < row_count(); ++row)
+    if (std::optional<std::string> name = ai_core_name(row)) names.insert(*name);
   return {names.begin(), names.end()};
 }
 

@@ -28,7 +28,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,7 +60,23 @@ class CsvTable {
   /// "origin:line:col" of a cell, for messages.
   [[nodiscard]] std::string where(size_t row, size_t col) const;
 
+  /// Incremental parsing, for a file read in blocks of whole records (the
+  /// streamed reader, OpSummary::read): an empty table, then feed() per
+  /// block, then finish(). `keep` (when given) sees each row as soon as it is
+  /// parsed and checked; a row it refuses is dropped, so memory follows the
+  /// rows kept, not the file. `on_header` runs once, after the header.
+  using RowKeep = std::function<bool(const CsvTable &, size_t row)>;
+  static CsvTable empty(std::string origin);
+  /// Parses every record of `block`, whose first byte is at the start of
+  /// line `first_line` of the file (`file_start`: the first block, where a
+  /// byte-order mark may stand). Checks UTF-8 too.
+  void feed(std::string_view block, uint32_t first_line, bool file_start, const RowKeep &keep,
+            const std::function<void(const CsvTable &)> &on_header);
+  /// Throws "empty file" when no header was fed.
+  void finish() const;
+
  private:
+  bool has_header_ = false;
   std::string origin_;
   std::vector<std::string> header_;
   // Every decoded cell back to back in one buffer (one allocation for the
@@ -96,8 +114,25 @@ struct Launch {
 class OpSummary {
  public:
   static OpSummary parse(std::string_view text, std::string origin);
-  /// Reads a file; throws InputError when it cannot be read or parsed.
-  static OpSummary read(const std::filesystem::path &path);
+
+  /// How read() streams a file.
+  struct ReadOptions {
+    /// Keep only the rows whose Op Name is this (every row is still parsed
+    /// and checked); kernel_names() still lists every AI-core kernel of the
+    /// file. Unset: every row.
+    std::optional<std::string> kernel;
+    /// Sees every byte of the file, in order (a digest of the file).
+    std::function<void(std::string_view)> on_bytes;
+  };
+  /// Reads a file in blocks of whole records (4 MiB reads), never holding
+  /// the whole file: memory follows the rows kept. Polls for Ctrl-C between
+  /// blocks. Throws InputError when it cannot be read or parsed.
+  static OpSummary read(const std::filesystem::path &path, const ReadOptions &options = {});
+  /// The bytes read() reads at a time.
+  static constexpr size_t kReadBlockBytes = size_t{4} << 20;
+  /// The longest record (row) read() accepts: a quote that never closes
+  /// would otherwise make one record of the rest of the file.
+  static constexpr size_t kMaxRecordBytes = size_t{64} << 20;
 
   [[nodiscard]] const CsvTable &csv() const { return csv_; }
   [[nodiscard]] const std::string &origin() const { return csv_.origin(); }
@@ -140,12 +175,21 @@ class OpSummary {
   [[nodiscard]] double launch_require_number(const Launch &launch, size_t col) const;
   /// 1-based file lines of a launch's rows.
   [[nodiscard]] std::vector<uint32_t> launch_lines(const Launch &launch) const;
-  /// The distinct Op Names of AI-core tasks (for "did you mean" messages).
+  /// The distinct Op Names of AI-core tasks (for "did you mean" messages),
+  /// of the whole file also when read() kept one kernel's rows.
   [[nodiscard]] std::vector<std::string> kernel_names() const;
 
  private:
+  /// The format from the header, and the columns that format needs.
+  void classify();
+  /// The Op Name of a row if it is an AI-core task (or the table has no
+  /// Task Type column).
+  [[nodiscard]] std::optional<std::string> ai_core_name(size_t row) const;
+
   CsvTable csv_;
   ProfilerFormat format_ = ProfilerFormat::OpSummary;
+  // Set when read() filtered the rows: the AI-core kernels of the whole file.
+  std::optional<std::set<std::string>> file_kernel_names_;
 };
 
 }  // namespace perfbound::validate

@@ -34,13 +34,14 @@ inline std::string format_byte_limit(std::uint64_t bytes) {
   return std::to_string(bytes) + " bytes";
 }
 
-/// Reads `path` whole. On failure returns nullopt and sets `error` to the
-/// reason, without the path ("not a regular file ..."); callers prefix it.
-/// `poll`, when given, runs between chunks of 64 KiB (and, in UTF-8 validation, every 16,384
-/// lines): a reader of a large file passes a cancel check (pb::sdk::throw_if_cancelled) so that
-/// Ctrl-C stops it within a chunk rather than after the whole file.
-inline std::optional<std::string> read_input_file(const std::filesystem::path &path, std::uint64_t max_bytes,
-                                                  std::string &error, const std::function<void()> &poll = {}) {
+/// Opens `path` for reading after the checks every input gets: a regular
+/// file (a device such as /dev/zero, a FIFO or a directory is refused before
+/// a byte is read) of at most `max_bytes`. On failure returns nullopt and sets
+/// `error` to the reason, without the path ("not a regular file ..."); callers
+/// prefix it. A reader that streams the file (the msprof CSV reader) must
+/// still stop past `max_bytes`: the file may grow while it is read.
+inline std::optional<std::ifstream> open_input_file(const std::filesystem::path &path, std::uint64_t max_bytes,
+                                                    std::string &error) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::file_status status = fs::status(path, ec);
@@ -57,9 +58,9 @@ inline std::optional<std::string> read_input_file(const std::filesystem::path &p
     return std::nullopt;
   }
   const std::uintmax_t size = fs::file_size(path, ec);
-  const std::string limit_text = "the limit of " + format_byte_limit(max_bytes) + " for this kind of input";
   if (!ec && size > max_bytes) {
-    error = "" + std::to_string(size) + " bytes is more than " + limit_text;
+    error = "" + std::to_string(size) + " bytes is more than the limit of " + format_byte_limit(max_bytes) +
+            " for this kind of input";
     return std::nullopt;
   }
   std::ifstream in(path, std::ios::binary);
@@ -67,19 +68,33 @@ inline std::optional<std::string> read_input_file(const std::filesystem::path &p
     error = "cannot open";
     return std::nullopt;
   }
+  return in;
+}
+
+/// Reads `path` whole (the checks of open_input_file). On failure returns
+/// nullopt and sets `error` to the reason, without the path; callers prefix it.
+/// `poll`, when given, runs between chunks of 64 KiB (and, in UTF-8 validation, every 16,384
+/// lines): a reader of a large file passes a cancel check (pb::sdk::throw_if_cancelled) so that
+/// Ctrl-C stops it within a chunk rather than after the whole file.
+inline std::optional<std::string> read_input_file(const std::filesystem::path &path, std::uint64_t max_bytes,
+                                                  std::string &error, const std::function<void()> &poll = {}) {
+  std::optional<std::ifstream> in = open_input_file(path, max_bytes, error);
+  if (!in) return std::nullopt;
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
   std::string text;
   text.reserve(ec ? 0 : static_cast<size_t>(size));
   char buffer[1 << 16];
-  while (in) {
+  while (*in) {
     if (poll) poll();
-    in.read(buffer, sizeof(buffer));
-    text.append(buffer, static_cast<size_t>(in.gcount()));
+    in->read(buffer, sizeof(buffer));
+    text.append(buffer, static_cast<size_t>(in->gcount()));
     if (text.size() > max_bytes) {  // the file grew while being read
-      error = "more than " + limit_text;
+      error = "more than the limit of " + format_byte_limit(max_bytes) + " for this kind of input";
       return std::nullopt;
     }
   }
-  if (in.bad()) {
+  if (in->bad()) {
     error = "read error";
     return std::nullopt;
   }
