@@ -111,6 +111,30 @@ TEST_CASE("cli: perfbound sweep prices launches and names why it prunes") {
                                            (tmp / "bad.json").string()});
   CHECK(bad.code == 3);
   CHECK(bad.err.find("bad.json[0].args.K: the kernel has no scalar argument 'K'") != std::string::npos);
+
+  // A sampled sweep: JSON streams every configuration; text lists 50 and
+  // HTML 5,000 of them, and both count all (issue 27: the views no longer
+  // build a document of every configuration).
+  pbtest::write_file(tmp / "wide.json", R"J({"grid":{"x":{"from":1,"to":100000}},"args":{"n_elements":{"from":1,"to":100000}}})J");
+  auto sweep = [&](const char *format) {
+    return pbtest::run_cli({"sweep", "--dsl", (tmp / "out" / "facts.json").string(), "--configs", (tmp / "wide.json").string(),
+                            "--max-configs", "6000", "--format", format});
+  };
+  pbtest::CliResult as_json = sweep("json");
+  REQUIRE(as_json.code == 0);
+  json streamed = json::parse(as_json.out);
+  CHECK(streamed["configs"].size() == 6000);
+  CHECK(streamed["configs"][5999]["index"] == 5999);
+  CHECK(streamed["summary"]["evaluated"] == 6000);
+  pbtest::CliResult as_text = sweep("text");
+  REQUIRE(as_text.code == 0);
+  CHECK(as_text.out.find("sweep: add_kernel, 6,000 configurations of 6,000 problems") != std::string::npos);
+  CHECK(as_text.out.find("  ... 5,950 more (--format json lists them all)") != std::string::npos);
+  pbtest::CliResult as_html = sweep("html");
+  REQUIRE(as_html.code == 0);
+  CHECK(as_html.out.find("The first 5,000 of 6,000 configurations are drawn and listed here") != std::string::npos);
+  CHECK(as_html.out.find("data-index=\"4999\"") != std::string::npos);
+  CHECK(as_html.out.find("data-index=\"5000\"") == std::string::npos);
 }
 
 namespace {

@@ -1,6 +1,8 @@
 //===- test_sweep.cpp - DSL-tier bounds of many launches, in closed form --===//
 #include <doctest/doctest.h>
 
+#include <sstream>
+
 #include "models_test_util.hpp"
 #include "rates.hpp"
 #include "sweep.hpp"
@@ -93,4 +95,35 @@ TEST_CASE("sweep: a configuration naming an argument the kernel lacks is refused
   CHECK_THROWS_WITH_AS(model.expand(json::parse(R"([{"args":{"n":5}}])"), "spec.json"),
                        "spec.json[0].args.n: the kernel has no scalar argument 'n' (it has: n_elements)",
                        pb::sdk::InputError);
+}
+
+TEST_CASE("sweep: the streamed JSON document is run()'s document, entry for entry") {
+  // `perfbound sweep --format json` writes one configuration at a time
+  // (write_json); it must say exactly what the whole document says: every
+  // member, the configurations in order, pruning, problems and warnings.
+  m::SweepModel model = m::SweepModel::build(vector_add_facts(), rates_910b3(), "facts");
+  const json spec = json::parse(
+      R"J({"grid":{"x":{"from":1,"to":9000,"mul":3}},"args":{"n_elements":[1024,4096,16777216]},"tuning":[]})J");
+  model.read_tuning(spec, "spec");
+  std::vector<m::SweepConfig> configs = model.expand(spec, "spec");
+  REQUIRE(configs.size() == 27);
+  for (const std::optional<double> threshold : {std::optional<double>{}, std::optional<double>{1e-6}}) {
+    for (const char *cache : {"unknown", "cold"}) {
+      json whole = model.run(configs, threshold, 1.5, cache);
+      whole["profile"] = "ascend_910b3";
+      std::ostringstream out;
+      model.write_json(out, configs, threshold, 1.5, cache, "ascend_910b3");
+      const json streamed = json::parse(out.str());
+      CHECK(streamed == whole);
+      CHECK(whole["problems"].size() == 3);
+      CHECK(whole["summary"]["pruned"].get<int>() > 0);
+      CHECK(whole["summary"]["grid_does_not_cover"].get<int>() > 0);
+    }
+  }
+  // No configuration: still one valid document.
+  std::ostringstream empty;
+  model.write_json(empty, {}, std::nullopt, 1.5, "unknown", "p");
+  const json none = json::parse(empty.str());
+  CHECK(none["configs"] == json::array());
+  CHECK(none["summary"]["evaluated"] == 0);
 }

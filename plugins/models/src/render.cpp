@@ -335,7 +335,12 @@ std::string sweep(const json &doc, bool md) {
   std::ostringstream os;
   const json &configs = doc["configs"];
   const json &problems = doc.contains("problems") && doc["problems"].is_array() ? doc["problems"] : json::array();
-  os << (md ? "### Sweep: " : "sweep: ") << str(doc, "kernel") << ", " << fmt::count(static_cast<double>(configs.size()))
+  // The CLI lists only the configurations a view shows (a sampled million
+  // would not fit in memory as one document): the count is the summary's.
+  const double total = doc.contains("summary") && doc["summary"].is_object() && doc["summary"].value("evaluated", json()).is_number()
+                           ? doc["summary"]["evaluated"].get<double>()
+                           : static_cast<double>(configs.size());
+  os << (md ? "### Sweep: " : "sweep: ") << str(doc, "kernel") << ", " << fmt::count(total)
      << " configurations of " << fmt::count(static_cast<double>(std::max<size_t>(1, problems.size()))) << " problem"
      << (problems.size() == 1 ? "" : "s") << "; best " << seconds_text(doc["best"]["bound"]) << "\n";
   if (doc.contains("tuning") && doc["tuning"].is_array())
@@ -349,10 +354,8 @@ std::string sweep(const json &doc, bool md) {
   else os << "  #     problem  grid                  bound       binding             pruned by\n";
   size_t shown = 0;
   for (const json &c : configs) {
-    if (++shown > 50) {
-      os << (md ? "\n" : "") << "  ... " << configs.size() - 50 << " more (--format json lists them all)\n";
-      break;
-    }
+    if (shown == kSweepTextRows) break;
+    ++shown;
     std::string pruned = c.contains("pruned_by") && c["pruned_by"].is_string() ? c["pruned_by"].get<std::string>() : "-";
     std::string warning = c.contains("warning") && c["warning"].is_string() ? c["warning"].get<std::string>() : "";
     if (md) {
@@ -367,6 +370,8 @@ std::string sweep(const json &doc, bool md) {
       if (!warning.empty()) os << "        WARNING: " << warning << "\n";
     }
   }
+  if (total > static_cast<double>(shown))
+    os << (md ? "\n" : "") << "  ... " << fmt::count(total - static_cast<double>(shown)) << " more (--format json lists them all)\n";
   return os.str();
 }
 

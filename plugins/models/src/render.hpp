@@ -10,6 +10,12 @@
 
 namespace pb::models {
 
+/// Configurations a sweep's text / Markdown view lists (the rest are
+/// counted), and those its HTML view draws and lists: the CLI builds the
+/// document with only these (`--format json` streams every one).
+inline constexpr size_t kSweepTextRows = 50;
+inline constexpr size_t kSweepHtmlRows = 5000;
+
 /// Renders a bound_report, bound_term, findings or sweep document as "text"
 /// or "md"; nullopt for other schemas or formats.
 std::optional<std::string> render_document(std::string_view schema, const pb::sdk::json &doc, std::string_view format);

@@ -883,9 +883,18 @@ std::string sweep_html(const json &doc) {
   const size_t problems = member(doc, "problems").is_array() ? doc["problems"].size() : 1;
   os << models_css();
   os << "<section class=\"pb-card pb-sweep\"><h1>Sweep: " << h::escape(str(doc, "kernel", "?")) << " <span class=\"muted\">on "
-     << h::escape(str(doc, "profile", "?")) << "</span></h1><p>" << fmt::count(configs.is_array() ? static_cast<double>(configs.size()) : 0)
+     << h::escape(str(doc, "profile", "?")) << "</span></h1><p>"
+     << fmt::count(member(member(doc, "summary"), "evaluated").is_number() ? doc["summary"]["evaluated"].get<double>()
+                   : configs.is_array()                                     ? static_cast<double>(configs.size())
+                                                                            : 0)
      << " configurations of " << fmt::count(static_cast<double>(problems)) << " problem" << (problems == 1 ? "" : "s")
      << " (configurations are compared within one problem); best " << time_html(member(member(doc, "best"), "bound")) << "</p>\n";
+  const size_t listed = configs.is_array() ? configs.size() : 0;
+  const double total = member(member(doc, "summary"), "evaluated").is_number() ? doc["summary"]["evaluated"].get<double>()
+                                                                              : static_cast<double>(listed);
+  if (total > static_cast<double>(listed))
+    os << "<p class=\"muted\">The first " << fmt::count(static_cast<double>(listed)) << " of " << fmt::count(total)
+       << " configurations are drawn and listed here; <code>--format json</code> lists them all.</p>\n";
   std::vector<const json *> rows;
   double lo = 1e300, hi = 0;
   if (configs.is_array())

@@ -881,39 +881,66 @@ json number_json(double v) {
 
 }  // namespace
 
-json SweepModel::run(const std::vector<SweepConfig> &configs, std::optional<double> threshold, double factor,
-                     const std::string &cache) const {
-  std::vector<SweepResult> results;
-  results.reserve(configs.size());
-  size_t best = 0;
+SweepModel::Outcome SweepModel::prepare(const std::vector<SweepConfig> &configs, std::optional<double> threshold, double factor,
+                                        const std::string &cache) const {
+  Outcome o;
+  o.threshold = threshold;
+  o.factor = factor;
+  o.cold = cache == "cold";
+  o.results.reserve(configs.size());
   for (size_t idx = 0; idx < configs.size(); ++idx) {
     if ((idx & 1023) == 0) throw_if_cancelled();
-    results.push_back(evaluate(configs[idx]));
-    if (results[idx].bound < results[best].bound) best = idx;
+    o.results.push_back(evaluate(configs[idx]));
+    if (o.results[idx].bound < o.results[o.best].bound) o.best = idx;
   }
   // One problem per distinct value of the arguments that are not tuning
   // parameters: an autotuner compares configurations of one problem only.
-  std::vector<size_t> problem_args;
   for (size_t k = 0; k < arg_keys.size(); ++k)
-    if (std::find(tuning_args.begin(), tuning_args.end(), arg_keys[k]) == tuning_args.end()) problem_args.push_back(k);
+    if (std::find(tuning_args.begin(), tuning_args.end(), arg_keys[k]) == tuning_args.end()) o.problem_args.push_back(k);
   std::map<std::vector<double>, size_t> problem_of_key;
-  std::vector<size_t> problem(configs.size(), 0);
-  std::vector<size_t> problem_best, problem_size;
-  std::vector<std::vector<double>> problem_values;
+  o.problem.assign(configs.size(), 0);
   for (size_t idx = 0; idx < configs.size(); ++idx) {
     std::vector<double> key;
-    key.reserve(problem_args.size());
-    for (size_t k : problem_args) key.push_back(configs[idx].args[k]);
-    auto [it, added] = problem_of_key.emplace(key, problem_best.size());
+    key.reserve(o.problem_args.size());
+    for (size_t k : o.problem_args) key.push_back(configs[idx].args[k]);
+    auto [it, added] = problem_of_key.emplace(key, o.problem_best.size());
     if (added) {
-      problem_best.push_back(idx);
-      problem_size.push_back(0);
-      problem_values.push_back(key);
+      o.problem_best.push_back(idx);
+      o.problem_size.push_back(0);
+      o.problem_values.push_back(key);
     }
-    problem[idx] = it->second;
-    ++problem_size[it->second];
-    if (results[idx].bound < results[problem_best[it->second]].bound) problem_best[it->second] = idx;
+    o.problem[idx] = it->second;
+    ++o.problem_size[it->second];
+    if (o.results[idx].bound < o.results[o.problem_best[it->second]].bound) o.problem_best[it->second] = idx;
   }
+  for (size_t idx = 0; idx < configs.size(); ++idx) {
+    if ((idx & 1023) == 0) throw_if_cancelled();
+    o.pruned += pruning(o, idx).pruned ? 1 : 0;
+    o.uncovered += grid_coverage_warning(configs[idx]).empty() ? 0 : 1;
+  }
+  return o;
+}
+
+SweepModel::Pruning SweepModel::pruning(const Outcome &o, size_t idx) const {
+  // Safe pruning (a measured threshold) compares only what is sound under
+  // the measurement's conditions: the strict bound (theoretical and peak
+  // rates; memory: the GM path ceilings and the bytes beyond the L2, which
+  // hold whatever the L2 held), plus the cold-cache HBM floor only when the
+  // measurement is known to start cold. The argued cold floor of the bound
+  // would prune a configuration a warm-L2 measurement can beat.
+  const SweepResult &r = o.results[idx];
+  Pruning p;
+  p.cut = o.threshold ? *o.threshold : o.results[o.problem_best[o.problem[idx]]].bound * o.factor;
+  const double compared = o.threshold ? (o.cold ? r.strict_cold_bound : r.strict_bound) : r.bound;
+  p.compared_binding = o.threshold ? (o.cold ? r.strict_cold_binding : r.strict_binding) : r.binding;
+  p.compared_term = o.threshold ? (o.cold && p.compared_binding == kSweepMemory ? r.strict_cold_bound
+                                                                               : r.strict_terms[static_cast<size_t>(p.compared_binding)])
+                                : r.terms[static_cast<size_t>(p.compared_binding)];
+  p.pruned = compared > p.cut;
+  return p;
+}
+
+json SweepModel::header(const Outcome &o, const std::vector<SweepConfig> &configs) const {
   json doc = pb::sdk::make_document(kSweepSchema);
   doc["kernel"] = kernel;
   json base_args_json = json::object();
@@ -925,93 +952,113 @@ json SweepModel::run(const std::vector<SweepConfig> &configs, std::optional<doub
                   {"limitations", limitations},
                   {"terms", {"grid_floor:cube", "grid_floor:vector", "grid_floor:gm_read", "grid_floor:gm_write", "memory"}}};
   std::string rule;
-  // Safe pruning (a measured threshold) compares only what is sound under
-  // the measurement's conditions: the strict bound (theoretical and peak
-  // rates; memory: the GM path ceilings and the bytes beyond the L2, which
-  // hold whatever the L2 held), plus the cold-cache HBM floor only when the
-  // measurement is known to start cold. The argued cold floor of the bound
-  // would prune a configuration a warm-L2 measurement can beat.
-  const bool cold = cache == "cold";
-  auto safe_bound = [&](const SweepResult &r) { return cold ? r.strict_cold_bound : r.strict_bound; };
-  auto safe_binding = [&](const SweepResult &r) { return cold ? r.strict_cold_binding : r.strict_binding; };
   if (!configs.empty()) {
-    rule = threshold ? std::string("pruned when the strict bound exceeds the given threshold (a measured time: safe "
-                                   "pruning). It uses only theoretical and peak rates and, for memory, the GM path "
-                                   "ceilings and the bytes beyond the L2, which hold whatever the L2 held at launch; ") +
-                           (cold ? "the measurement starts with a cold L2 (cache = cold), so every unique byte crossing "
-                                   "HBM at the strict HBM figure counts too"
-                                 : "the cold-cache HBM floor is left out: the L2 state of the measurement is not stated "
-                                   "(cache = cold adds it)")
-                     : "pruned when the bound exceeds " + fmt::sig4(factor) +
-                           " x the best bound of the same problem (not a safe pruning: the bound may rest on argued figures)";
-    doc["best"] = {{"index", best}, {"bound", Time::known(results[best].bound).to_json()},
-                   {"binding", sweep_term_name(results[best].binding)}};
+    rule = o.threshold ? std::string("pruned when the strict bound exceeds the given threshold (a measured time: safe "
+                                     "pruning). It uses only theoretical and peak rates and, for memory, the GM path "
+                                     "ceilings and the bytes beyond the L2, which hold whatever the L2 held at launch; ") +
+                             (o.cold ? "the measurement starts with a cold L2 (cache = cold), so every unique byte crossing "
+                                       "HBM at the strict HBM figure counts too"
+                                     : "the cold-cache HBM floor is left out: the L2 state of the measurement is not stated "
+                                       "(cache = cold adds it)")
+                       : "pruned when the bound exceeds " + fmt::sig4(o.factor) +
+                             " x the best bound of the same problem (not a safe pruning: the bound may rest on argued figures)";
+    doc["best"] = {{"index", o.best}, {"bound", Time::known(o.results[o.best].bound).to_json()},
+                   {"binding", sweep_term_name(o.results[o.best].binding)}};
   } else {
     doc["best"] = {{"index", nullptr}, {"bound", Time::unknown("no configuration").to_json()}, {"binding", nullptr}};
   }
-  doc["threshold"] = {{"value", configs.empty() ? json(nullptr) : json(threshold ? *threshold : results[best].bound * factor)},
+  doc["threshold"] = {{"value", configs.empty() ? json(nullptr) : json(o.threshold ? *o.threshold : o.results[o.best].bound * o.factor)},
                       {"unit", "s"}, {"rule", rule}};
   json tuning = json::array();
   for (const std::string &t : tuning_args) tuning.push_back(t);
   json problems = json::array();
-  for (size_t p = 0; p < problem_best.size(); ++p) {
+  for (size_t p = 0; p < o.problem_best.size(); ++p) {
     json args = json::object();
-    for (size_t j = 0; j < problem_args.size(); ++j) args[arg_keys[problem_args[j]]] = number_json(problem_values[p][j]);
-    problems.push_back({{"index", p}, {"args", args}, {"configs", problem_size[p]}, {"best", problem_best[p]},
-                        {"bound", Time::known(results[problem_best[p]].bound).to_json()}});
+    for (size_t j = 0; j < o.problem_args.size(); ++j) args[arg_keys[o.problem_args[j]]] = number_json(o.problem_values[p][j]);
+    problems.push_back({{"index", p}, {"args", args}, {"configs", o.problem_size[p]}, {"best", o.problem_best[p]},
+                        {"bound", Time::known(o.results[o.problem_best[p]].bound).to_json()}});
   }
   doc["tuning"] = std::move(tuning);
   doc["problems"] = std::move(problems);
+  doc["summary"] = {{"evaluated", configs.size()}, {"pruned", o.pruned}, {"kept", configs.size() - o.pruned},
+                    {"problems", o.problem_best.size()}, {"grid_does_not_cover", o.uncovered}};
+  return doc;
+}
+
+json SweepModel::entry(const Outcome &o, const std::vector<SweepConfig> &configs, size_t idx) const {
+  const SweepConfig &c = configs[idx];
+  const SweepResult &r = o.results[idx];
+  const size_t own_best = o.problem_best[o.problem[idx]];
+  const Pruning p = pruning(o, idx);
+  json args = json::object();
+  for (size_t k = 0; k < arg_keys.size(); ++k) args[arg_keys[k]] = number_json(c.args[k]);
+  json terms = json::object();
+  for (int t = 0; t < kSweepTermCount; ++t) terms[sweep_term_name(t)] = r.terms[static_cast<size_t>(t)];
+  json out{{"index", idx},
+           {"grid", {number_json(c.grid[0]), number_json(c.grid[1]), number_json(c.grid[2])}},
+           {"args", args},
+           {"problem", o.problem[idx]},
+           {"bound", Time::known(r.bound).to_json()},
+           {"binding", sweep_term_name(r.binding)},
+           {"terms", terms},
+           {"partial", r.partial},
+           {"pruned", p.pruned}};
+  json strict = Time::known(o.cold ? r.strict_cold_bound : r.strict_bound).to_json();
+  strict["binding"] = sweep_term_name(o.cold ? r.strict_cold_binding : r.strict_binding);
+  out["strict"] = std::move(strict);
+  if (p.pruned) {
+    out["pruned_by"] = sweep_term_name(p.compared_binding);
+    out["why"] = std::string(o.threshold ? "strict " : "") + sweep_term_name(p.compared_binding) + " = " +
+                 fmt::seconds(p.compared_term) + " > threshold " + fmt::seconds(p.cut) + " (best of this problem: config " +
+                 std::to_string(own_best) + ", " + fmt::seconds(o.results[own_best].bound) + " on " +
+                 sweep_term_name(o.results[own_best].binding) + ")";
+  } else {
+    out["pruned_by"] = nullptr;
+  }
+  if (std::string warning = grid_coverage_warning(c); !warning.empty()) out["warning"] = warning;
+  return out;
+}
+
+json SweepModel::run(const std::vector<SweepConfig> &configs, std::optional<double> threshold, double factor,
+                     const std::string &cache, size_t listed) const {
+  const Outcome o = prepare(configs, threshold, factor, cache);
+  json doc = header(o, configs);
   json list = json::array();
-  size_t pruned = 0, uncovered = 0;
-  for (size_t idx = 0; idx < configs.size(); ++idx) {
+  for (size_t idx = 0; idx < std::min(listed, configs.size()); ++idx) {
     if ((idx & 1023) == 0) throw_if_cancelled();
-    const SweepConfig &c = configs[idx];
-    const SweepResult &r = results[idx];
-    const size_t own_best = problem_best[problem[idx]];
-    const double cut = threshold ? *threshold : results[own_best].bound * factor;
-    json args = json::object();
-    for (size_t k = 0; k < arg_keys.size(); ++k) args[arg_keys[k]] = number_json(c.args[k]);
-    json terms = json::object();
-    for (int t = 0; t < kSweepTermCount; ++t) terms[sweep_term_name(t)] = r.terms[static_cast<size_t>(t)];
-    const double compared = threshold ? safe_bound(r) : r.bound;
-    const int compared_binding = threshold ? safe_binding(r) : r.binding;
-    const double compared_term =
-        threshold ? (cold && compared_binding == kSweepMemory ? r.strict_cold_bound : r.strict_terms[static_cast<size_t>(compared_binding)])
-                  : r.terms[static_cast<size_t>(compared_binding)];
-    bool is_pruned = compared > cut;
-    pruned += is_pruned ? 1 : 0;
-    json entry{{"index", idx},
-               {"grid", {number_json(c.grid[0]), number_json(c.grid[1]), number_json(c.grid[2])}},
-               {"args", args},
-               {"problem", problem[idx]},
-               {"bound", Time::known(r.bound).to_json()},
-               {"binding", sweep_term_name(r.binding)},
-               {"terms", terms},
-               {"partial", r.partial},
-               {"pruned", is_pruned}};
-    json strict = Time::known(safe_bound(r)).to_json();
-    strict["binding"] = sweep_term_name(safe_binding(r));
-    entry["strict"] = std::move(strict);
-    if (is_pruned) {
-      entry["pruned_by"] = sweep_term_name(compared_binding);
-      entry["why"] = std::string(threshold ? "strict " : "") + sweep_term_name(compared_binding) + " = " +
-                     fmt::seconds(compared_term) + " > threshold " + fmt::seconds(cut) + " (best of this problem: config " +
-                     std::to_string(own_best) + ", " + fmt::seconds(results[own_best].bound) + " on " +
-                     sweep_term_name(results[own_best].binding) + ")";
-    } else {
-      entry["pruned_by"] = nullptr;
-    }
-    if (std::string warning = grid_coverage_warning(c); !warning.empty()) {
-      entry["warning"] = warning;
-      ++uncovered;
-    }
-    list.push_back(std::move(entry));
+    list.push_back(entry(o, configs, idx));
   }
   doc["configs"] = std::move(list);
-  doc["summary"] = {{"evaluated", configs.size()}, {"pruned", pruned}, {"kept", configs.size() - pruned},
-                    {"problems", problem_best.size()}, {"grid_does_not_cover", uncovered}};
   return doc;
+}
+
+void SweepModel::write_json(std::ostream &out, const std::vector<SweepConfig> &configs, std::optional<double> threshold,
+                            double factor, const std::string &cache, const std::string &profile) const {
+  const Outcome o = prepare(configs, threshold, factor, cache);
+  json doc = header(o, configs);
+  doc["profile"] = profile;
+  // The members in the order json::dump writes them (sorted), `configs`
+  // written entry by entry where it falls.
+  out << "{";
+  bool first = true;
+  bool configs_written = false;
+  auto write_configs = [&] {
+    out << (first ? "\n" : ",\n") << " \"configs\": [";
+    for (size_t idx = 0; idx < configs.size(); ++idx) {
+      if ((idx & 1023) == 0) throw_if_cancelled();
+      out << (idx == 0 ? "\n  " : ",\n  ") << entry(o, configs, idx).dump(-1, ' ', false, json::error_handler_t::replace);
+    }
+    out << (configs.empty() ? "]" : "\n ]");
+    first = false;
+    configs_written = true;
+  };
+  for (const auto &[key, value] : doc.items()) {
+    if (!configs_written && key > std::string("configs")) write_configs();
+    out << (first ? "\n" : ",\n") << " " << json(key).dump() << ": " << value.dump(-1, ' ', false, json::error_handler_t::replace);
+    first = false;
+  }
+  if (!configs_written) write_configs();
+  out << "\n}\n";
 }
 
 //===----------------------------------------------------------------------===//
@@ -1068,7 +1115,10 @@ Configurations are compared only within one problem (the factor's best is
 the best of the same problem). A configuration whose grid does not reach
 every element its arguments describe carries a warning.
 A spec of more than 1000000 configurations is refused; --max-configs N
-evaluates an even sample of N of them instead. Exit 130 when interrupted.
+evaluates an even sample of N of them instead. --format json streams every
+configuration (~200 bytes of memory each); text and md list the first 50,
+html draws and lists the first 5,000, all three counting every one.
+Exit 130 when interrupted.
 )HELP";
 
 }  // namespace
@@ -1202,11 +1252,43 @@ int sweep_main(const pb::sdk::Host &host, const std::vector<std::string> &args) 
   SweepModel model = SweepModel::build(dsl, rates, dsl_path);
   model.read_tuning(spec, spec_path);
   std::vector<SweepConfig> configs = model.expand(spec, spec_path);
-  json doc = model.run(configs, threshold, factor, cache);
+  if (format == "json") {
+    // Streamed, one configuration at a time (a sampled million configurations
+    // would be a ~4 GB document); to --out through a temporary file renamed
+    // at the end, so an interrupted or failed sweep leaves nothing half-written.
+    if (out_path.empty()) {
+      // Interrupted, the document on stdout stops where it was (exit 130).
+      model.write_json(std::cout, configs, threshold, factor, cache, rates.profile_name);
+      std::cout.flush();
+      if (!std::cout) throw pb::sdk::InfraError("cannot write the sweep document to standard output");
+      return 0;
+    }
+    const std::string partial = out_path + ".partial";
+    {
+      std::ofstream out(partial);
+      if (!out) throw pb::sdk::InputError(out_path + ": cannot write");
+      try {
+        model.write_json(out, configs, threshold, factor, cache, rates.profile_name);
+      } catch (...) {
+        out.close();
+        std::remove(partial.c_str());
+        throw;
+      }
+      out.flush();
+      if (!out) {
+        std::remove(partial.c_str());
+        throw pb::sdk::InfraError(out_path + ": write failed");
+      }
+    }
+    if (std::rename(partial.c_str(), out_path.c_str()) != 0) {
+      std::remove(partial.c_str());
+      throw pb::sdk::InfraError(out_path + ": cannot write (rename of " + partial + " failed)");
+    }
+    return 0;
+  }
+  json doc = model.run(configs, threshold, factor, cache, format == "html" ? kSweepHtmlRows : kSweepTextRows);
   doc["profile"] = rates.profile_name;
-  std::string text = format == "json"   ? doc.dump(1, ' ', false, json::error_handler_t::replace) + "\n"
-                     : format == "html" ? render_html_page(kSweepSchema, doc, &profile_doc)
-                                        : *render_document(kSweepSchema, doc, format);
+  std::string text = format == "html" ? render_html_page(kSweepSchema, doc, &profile_doc) : *render_document(kSweepSchema, doc, format);
   throw_if_cancelled();  // a signal during rendering: nothing half-written
   if (out_path.empty()) {
     std::cout << text;

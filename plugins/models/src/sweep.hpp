@@ -97,8 +97,18 @@ class SweepModel {
   /// given (safe pruning: only the strict bound, with the cold-cache HBM
   /// floor when `cache` is "cold", the measurement's L2 state), else above
   /// `factor` x the best bound.
+  /// `listed` caps the entries of `configs` in the document (the first
+  /// ones; `summary.evaluated` still counts all): the text and HTML views
+  /// show at most kSweepTextRows / kSweepHtmlRows.
   [[nodiscard]] pb::sdk::json run(const std::vector<SweepConfig> &configs, std::optional<double> threshold,
-                                  double factor, const std::string &cache = "unknown") const;
+                                  double factor, const std::string &cache = "unknown",
+                                  size_t listed = static_cast<size_t>(-1)) const;
+  /// The document of run() (with `profile` set) written to `out` as JSON one
+  /// configuration at a time: memory holds the configurations and their
+  /// results (~250 bytes each), never the document (~4 KB per
+  /// configuration). `perfbound sweep --format json` (issue 27).
+  void write_json(std::ostream &out, const std::vector<SweepConfig> &configs, std::optional<double> threshold, double factor,
+                  const std::string &cache, const std::string &profile) const;
 
   std::vector<std::string> arg_keys;
   std::vector<double> base_args;
@@ -154,6 +164,34 @@ class SweepModel {
   double vector_flop_base_ = 0;        // seconds of vector work per program (block slot) at the base launch
   double vector_flop_base_strict_ = 0; // the same at the rates a strict value may use
   int vector_depth_ = 0;
+
+  /// What the document says beside each configuration's own entry: every
+  /// result, the problems, the best, the pruning rule and the counts.
+  struct Outcome {
+    std::vector<SweepResult> results;
+    size_t best = 0;
+    std::vector<size_t> problem_args;  // argument indices that define a problem
+    std::vector<size_t> problem;       // per configuration
+    std::vector<size_t> problem_best, problem_size;
+    std::vector<std::vector<double>> problem_values;
+    std::optional<double> threshold;
+    double factor = 1.5;
+    bool cold = false;
+    size_t pruned = 0, uncovered = 0;
+  };
+  [[nodiscard]] Outcome prepare(const std::vector<SweepConfig> &configs, std::optional<double> threshold, double factor,
+                                const std::string &cache) const;
+  /// The document without `configs` (and with `summary`).
+  [[nodiscard]] pb::sdk::json header(const Outcome &o, const std::vector<SweepConfig> &configs) const;
+  /// Whether configuration `idx` is pruned, and the figures that say why.
+  struct Pruning {
+    bool pruned = false;
+    double cut = 0, compared_term = 0;
+    int compared_binding = 0;
+  };
+  [[nodiscard]] Pruning pruning(const Outcome &o, size_t idx) const;
+  /// One entry of `configs`.
+  [[nodiscard]] pb::sdk::json entry(const Outcome &o, const std::vector<SweepConfig> &configs, size_t idx) const;
 
   [[nodiscard]] double loop_ratio(int loop, const SweepConfig &c) const;
   /// A configuration whose grid does not reach every element its arguments
