@@ -1,6 +1,9 @@
 //===- cmd_plugins.cpp - `perfbound plugins`, `plugin check|manifest`, `schemas` ===//
 #include <fstream>
 #include <iostream>
+#include <sstream>
+
+#include <perfbound/sdk/text.hpp>
 
 #include "commands.hpp"
 #include "plugin_check.hpp"
@@ -21,36 +24,39 @@ std::string port_line(const PortInfo &p) {
 }
 
 void print_plugins_text(App &app) {
+  std::ostringstream os;
   const PluginRegistry &reg = *app.plugins;
-  std::cout << "plugin search path:\n";
-  for (const SearchDir &d : reg.search_dirs()) std::cout << "  " << d.path.string() << "  (" << d.origin << ")\n";
-  std::cout << "\n";
+  os << "plugin search path:\n";
+  for (const SearchDir &d : reg.search_dirs()) os << "  " << d.path.string() << "  (" << d.origin << ")\n";
+  os << "\n";
   for (const PluginInfo &p : reg.plugins()) {
-    std::cout << p.id << " " << p.version << "  [ABI " << p.abi_major << "." << p.abi_minor << ", described by "
+    os << p.id << " " << p.version << "  [ABI " << p.abi_major << "." << p.abi_minor << ", described by "
               << p.described_by << "]\n";
-    if (!p.name.empty()) std::cout << "  " << p.name << (p.vendor.empty() ? "" : " - " + p.vendor) << "\n";
-    std::cout << "  library: " << p.library.string() << "\n";
+    if (!p.name.empty()) os << "  " << p.name << (p.vendor.empty() ? "" : " - " + p.vendor) << "\n";
+    os << "  library: " << p.library.string() << "\n";
     for (const KindInfo &k : p.kinds) {
-      std::cout << "  kind " << k.name << (k.description.empty() ? "" : ": " + k.description) << "\n";
-      for (const PortInfo &port : k.inputs) std::cout << "    in  " << port_line(port) << "\n";
-      for (const PortInfo &port : k.outputs) std::cout << "    out " << port_line(port) << "\n";
+      os << "  kind " << k.name << (k.description.empty() ? "" : ": " + k.description) << "\n";
+      for (const PortInfo &port : k.inputs) os << "    in  " << port_line(port) << "\n";
+      for (const PortInfo &port : k.outputs) os << "    out " << port_line(port) << "\n";
       for (const ParamInfo &par : k.params) {
-        std::cout << "    param " << par.name << " : " << param_type_name(par.type)
+        os << "    param " << par.name << " : " << param_type_name(par.type)
                   << (par.required ? " (required)" : " = " + par.default_value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-        if (par.choices) std::cout << " one of " << par.choices->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-        if (par.minimum || par.maximum) std::cout << " range " << par.range_text();
-        if (!par.description.empty()) std::cout << "  -- " << par.description;
-        std::cout << "\n";
+        if (par.choices) os << " one of " << par.choices->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        if (par.minimum || par.maximum) os << " range " << par.range_text();
+        if (!par.description.empty()) os << "  -- " << par.description;
+        os << "\n";
       }
     }
-    for (const CommandInfo &c : p.commands) std::cout << "  command " << c.name << ": " << c.summary << "\n";
+    for (const CommandInfo &c : p.commands) os << "  command " << c.name << ": " << c.summary << "\n";
     if (!p.extensions.empty()) {
-      std::cout << "  extensions:";
-      for (const std::string &e : p.extensions) std::cout << " " << e;
-      std::cout << "\n";
+      os << "  extensions:";
+      for (const std::string &e : p.extensions) os << " " << e;
+      os << "\n";
     }
   }
-  if (reg.plugins().empty()) std::cout << "(no plugins found)\n";
+  if (reg.plugins().empty()) os << "(no plugins found)\n";
+  std::cout << pb::sdk::text::wrap_lines(os.str());  // 100 columns, continuation under the value
+  // Refusals and notes stay one line each, "path: reason", as diagnostics do.
   for (const Refusal &r : reg.refusals()) std::cout << "refused: " << r.reason << "\n";
   for (const std::string &n : reg.notes()) std::cout << "note: " << n << "\n";
 }

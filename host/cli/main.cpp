@@ -1,5 +1,7 @@
 //===- main.cpp - the perfbound command-line tool -------------------------===//
 #include <iostream>
+
+#include <perfbound/sdk/text.hpp>
 #include <set>
 
 #include "commands.hpp"
@@ -121,10 +123,13 @@ int main(int argc, char **argv) {
   }
   try {
     root.parse(argc, argv);
-  } catch (const CLI::CallForHelp &e) {
-    return root.exit(e);
-  } catch (const CLI::CallForAllHelp &e) {
-    return root.exit(e);
+  } catch (const CLI::CallForHelp &) {
+    // CLI11 prints descriptions on one line; every text view fits 100 columns.
+    std::cout << pb::sdk::text::wrap_lines(root.help());
+    return kExitOk;
+  } catch (const CLI::CallForAllHelp &) {
+    std::cout << pb::sdk::text::wrap_lines(root.help("", CLI::AppFormatMode::All));
+    return kExitOk;
   } catch (const CLI::CallForVersion &e) {
     return root.exit(e);
   } catch (const CLI::ParseError &e) {
@@ -137,7 +142,7 @@ int main(int argc, char **argv) {
     return kExitUsage;
   }
   if (!ctx.action) {
-    std::cerr << root.help();
+    std::cerr << pb::sdk::text::wrap_lines(root.help());
     return kExitUsage;
   }
   ctx.globals.verbosity = quiet ? -1 : verbose;

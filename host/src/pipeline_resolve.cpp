@@ -1,5 +1,6 @@
 //===- pipeline_resolve.cpp - overrides, graph checks and ordering --------===//
 #include <algorithm>
+#include <perfbound/sdk/text.hpp>
 #include <cerrno>
 #include <map>
 #include <set>
@@ -649,7 +650,14 @@ std::string ResolvedPipeline::to_text() const {
       } else {
         json arr = json::array();
         for (const EdgeRef &r : refs) arr.push_back(r.text);
-        os << arr.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        std::string one_line = arr.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        if (port.size() + 10 + one_line.size() <= pb::sdk::text::kReportWidth) {
+          os << one_line;
+        } else {  // one entry per line (TOML allows it): the view fits 100 columns
+          os << "[\n";
+          for (const json &entry : arr) os << "  " << entry.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << ",\n";
+          os << "]";
+        }
       }
       os << "\n";
     }
@@ -658,9 +666,17 @@ std::string ResolvedPipeline::to_text() const {
     os << "\n[outputs]\n";
     for (const OutputDecl &o : pipeline.outputs) os << o.name << " = " << json(o.ref.text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   }
-  os << "\n# execution order:";
-  for (size_t idx : order) os << ' ' << nodes[idx].decl->id;
-  os << "\n";
+  // A comment that stays a comment when it wraps.
+  std::string line = "# execution order:";
+  for (size_t idx : order) {
+    const std::string &id = nodes[idx].decl->id;
+    if (line.size() + 1 + id.size() > pb::sdk::text::kReportWidth) {
+      os << "\n" << line;
+      line = "#  ";
+    }
+    line += " " + id;
+  }
+  os << "\n" << line << "\n";
   return os.str();
 }
 

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <sstream>
 
+#include <perfbound/sdk/text.hpp>
+
 #include "engine.hpp"
 #include "isolate.hpp"
 #include "plugin_loader.hpp"
@@ -43,7 +45,7 @@ std::string PluginCheckReport::to_text() const {
   }
   size_t fail = failures();
   os << (fail == 0 ? "OK: no violations\n" : std::to_string(fail) + " violation(s)\n");
-  return os.str();
+  return pb::sdk::text::wrap_lines(os.str());  // 100 columns
 }
 
 namespace {

@@ -17,6 +17,9 @@ The info string after `sh` may carry attributes (GitHub shows only `sh`):
   ```sh needs=shared      skipped, with a message, when ../shared/data is absent
   ```sh no-run="why"      not run here (installs packages, needs an NPU); the
                           reason is printed, and a block without one fails
+  ```sh wide="why"        its output may have lines over 100 columns (JSON a
+                          machine reads); every other block's output must fit
+                          100 columns, as every text view promises (issue 26)
 
 Exits 1 naming FILE:LINE, the command and its output for a block that fails.
 """
@@ -29,6 +32,7 @@ import subprocess
 import sys
 
 TIMEOUT_S = 300
+WIDTH = 100  # columns every text view fits (docs/cli.md)
 
 
 def blocks_of(path):
@@ -115,8 +119,18 @@ def main(argv):
             except subprocess.TimeoutExpired as e:
                 code, output = "timeout after %d s" % TIMEOUT_S, (e.stdout or b"").decode("utf-8", "replace")
             ran += 1
+            # Paths of this run's work directory count as the user's own
+            # short ones would ("./..."): a long build path is not ours to wrap.
+            measured = output.replace(os.path.realpath(repo), ".").replace(repo, ".").replace(work, "..")
+            wide = [l for l in measured.split("\n") if len(l.rstrip("\r")) > WIDTH]
             if code != expected:
                 failures.append((where, "exit %s, expected %d" % (code, expected), text + "--- output ---\n" + output[-4000:]))
+            elif wide and "wide" not in attrs:
+                failures.append((where, "%d output line(s) over %d columns (the widest %d); wrap them, or mark a block "
+                                 "that prints JSON wide=\"why\"" % (len(wide), WIDTH, max(len(l) for l in wide)),
+                                 text + "--- lines over %d columns ---\n" % WIDTH + "\n".join(wide[:10])))
+            elif "wide" in attrs and not attrs["wide"]:
+                failures.append((where, "a wide block must say why (wide=\"...\")", ""))
             else:
                 print("ok   %s" % where)
     for s in skipped:

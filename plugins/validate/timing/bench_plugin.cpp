@@ -18,11 +18,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include <perfbound/sdk/text.hpp>
 #include <perfbound/sdk/number.hpp>
 #include <perfbound/sdk/plugin.hpp>
 
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <sys/stat.h>
 
 #include "harness/backend.hpp"
@@ -344,16 +346,17 @@ int cmd_backends(const pb::sdk::Host &host, bool print_json) {
     std::cout << list.dump(2) << "\n";
     return kExitOk;
   }
-  if (list.empty()) std::cout << "no timing backend plugins found on the plugin search path\n";
+  std::ostringstream os;
+  if (list.empty()) os << "no timing backend plugins found on the plugin search path\n";
   for (const json &entry : list) {
-    std::cout << entry.value("name", std::string("?")) << "  (" << entry["plugin"].get<std::string>() << " "
-              << entry["version"].get<std::string>() << ")  "
-              << (entry["usable"].get<bool>() ? "usable" : "not usable: " + entry["reason"].get<std::string>()) << "\n";
+    os << entry.value("name", std::string("?")) << "  (" << entry["plugin"].get<std::string>() << " "
+       << entry["version"].get<std::string>() << ")  "
+       << (entry["usable"].get<bool>() ? "usable" : "not usable: " + entry["reason"].get<std::string>()) << "\n";
     if (entry.contains("devices"))
       for (const json &device : entry["devices"])
-        std::cout << "  device: " << (device.value("name", json(nullptr)).is_string() ? device["name"].get<std::string>() : "unknown")
-                  << "\n";
+        os << "  device: " << (device.value("name", json(nullptr)).is_string() ? device["name"].get<std::string>() : "unknown") << "\n";
   }
+  std::cout << pb::sdk::text::wrap_lines(os.str());  // 100 columns
   return kExitOk;
 }
 
@@ -526,10 +529,12 @@ int bench_main(const pb::sdk::Host &host, const std::vector<std::string> &args) 
   for (const std::string &arg : args) argv.push_back(arg.c_str());
   try {
     app.parse(static_cast<int>(argv.size()), argv.data());
-  } catch (const CLI::CallForHelp &e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp &e) {
-    return app.exit(e);
+  } catch (const CLI::CallForHelp &) {
+    std::cout << pb::sdk::text::wrap_lines(app.help());  // 100 columns
+    return kExitOk;
+  } catch (const CLI::CallForAllHelp &) {
+    std::cout << pb::sdk::text::wrap_lines(app.help("", CLI::AppFormatMode::All));
+    return kExitOk;
   } catch (const CLI::ParseError &e) {
     std::cerr << "perfbound bench: " << e.what() << "\nRun 'perfbound bench --help' for usage.\n";
     return kExitUsage;
