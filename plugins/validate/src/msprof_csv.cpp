@@ -273,6 +273,8 @@ OpSummary OpSummary::parse(std::string_view text, std::string origin) {
   return summary;
 }
 
+OpSummary OpSummary::read(const std::filesystem::path &path) { return read(path, ReadOptions{}); }
+
 OpSummary OpSummary::read(const std::filesystem::path &path, const ReadOptions &options) {
   std::string error;
   std::optional<std::ifstream> in = pb::sdk::open_input_file(path, pb::sdk::kMaxDataFileBytes, error);
@@ -282,15 +284,16 @@ OpSummary OpSummary::read(const std::filesystem::path &path, const ReadOptions &
   summary.csv_ = CsvTable::empty(path.string());
   std::optional<size_t> name_col, type_col;
   if (options.kernel) summary.file_kernel_names_.emplace();
+  // The format's checks come after the whole file is parsed, as for a text
+  // parsed at once: a malformed row is reported before a missing column.
   auto on_header = [&](const CsvTable &) {
-    summary.classify();
-    if (!options.kernel) return;
-    name_col = summary.column("Op Name");
+    name_col = summary.find_column("Op Name");
     type_col = summary.find_column("Task Type");
   };
   CsvTable::RowKeep keep;
   if (options.kernel)
     keep = [&](const CsvTable &, size_t row) {
+      if (!name_col) return false;  // no kernel to keep; measuring will say the column is missing
       std::string name = summary.text(row, *name_col);
       const std::vector<std::string> &ai_core = ai_core_task_types();
       if (!type_col || std::find(ai_core.begin(), ai_core.end(), summary.text(row, *type_col)) != ai_core.end())
@@ -302,7 +305,7 @@ OpSummary OpSummary::read(const std::filesystem::path &path, const ReadOptions &
   // first byte; a scan that follows the quotes finds where the last whole
   // record of what was read ends (a line end outside quotes).
   std::string pending;
-  std::string chunk(kReadBlockBytes, '\0');
+  std::string chunk(std::max<size_t>(1, options.block_bytes), '\0');
   size_t scanned = 0, cut = 0;
   bool in_quotes = false, file_start = true;
   uint32_t line = 1;
@@ -349,6 +352,7 @@ OpSummary OpSummary::read(const std::filesystem::path &path, const ReadOptions &
   }
   if (!pending.empty()) feed(pending.size());
   summary.csv_.finish();
+  summary.classify();
   return summary;
 }
 

@@ -115,6 +115,11 @@ class OpSummary {
  public:
   static OpSummary parse(std::string_view text, std::string origin);
 
+  /// The bytes read() reads at a time.
+  static constexpr size_t kReadBlockBytes = size_t{4} << 20;
+  /// The longest record (row) read() accepts: a quote that never closes
+  /// would otherwise make one record of the rest of the file.
+  static constexpr size_t kMaxRecordBytes = size_t{64} << 20;
   /// How read() streams a file.
   struct ReadOptions {
     /// Keep only the rows whose Op Name is this (every row is still parsed
@@ -123,16 +128,15 @@ class OpSummary {
     std::optional<std::string> kernel;
     /// Sees every byte of the file, in order (a digest of the file).
     std::function<void(std::string_view)> on_bytes;
+    /// Bytes read at a time (tests and the fuzz target use a few, to put
+    /// records across reads).
+    size_t block_bytes = kReadBlockBytes;
   };
   /// Reads a file in blocks of whole records (4 MiB reads), never holding
   /// the whole file: memory follows the rows kept. Polls for Ctrl-C between
   /// blocks. Throws InputError when it cannot be read or parsed.
-  static OpSummary read(const std::filesystem::path &path, const ReadOptions &options = {});
-  /// The bytes read() reads at a time.
-  static constexpr size_t kReadBlockBytes = size_t{4} << 20;
-  /// The longest record (row) read() accepts: a quote that never closes
-  /// would otherwise make one record of the rest of the file.
-  static constexpr size_t kMaxRecordBytes = size_t{64} << 20;
+  static OpSummary read(const std::filesystem::path &path, const ReadOptions &options);
+  static OpSummary read(const std::filesystem::path &path);  // every row, 4 MiB reads
 
   [[nodiscard]] const CsvTable &csv() const { return csv_; }
   [[nodiscard]] const std::string &origin() const { return csv_.origin(); }
