@@ -57,21 +57,31 @@ Shape shape_of(std::string_view text) {
   bool at_word_start = true;
   bool last_literal = false;
   std::string word_value;   // the decoded word, for --wrap=
+  std::string word_unquoted;  // the word's unquoted start, up to its first quoted or escaped part
+  bool word_quoted = false;
   bool word_is_plain = true;
   auto end_word = [&] {
-    if (word_value.rfind("--wrap=", 0) == 0) shape.wraps.push_back(word_value.substr(7));
+    // Only an option written as such counts: `--wrap=` unquoted (the script
+    // writes `--wrap='...'`). A quoted literal that reads "--wrap=..." is an
+    // argument (a plugin directory of that name, found by the fuzzer), not an
+    // option sbatch sees.
+    if (word_unquoted.rfind("--wrap=", 0) == 0) shape.wraps.push_back(word_value.substr(7));
     word_value.clear();
+    word_unquoted.clear();
+    word_quoted = false;
     word_is_plain = true;
   };
   auto literal = [&](std::string_view decoded) {
     if (!last_literal) out += 'L';
     last_literal = true;
     word_value += decoded;
+    word_quoted = true;
   };
   auto raw = [&](char c) {
     out += c;
     last_literal = false;
     word_value += c;
+    if (!word_quoted) word_unquoted += c;
   };
   size_t pos = 0;
   while (pos < text.size()) {
