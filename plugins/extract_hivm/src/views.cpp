@@ -187,10 +187,11 @@ void ViewBuilder::handle_view(const Op &op, uint32_t r) {
         for (int64_t member : groups[gi]) {
           DimRef d = src_dim(static_cast<size_t>(member));
           int64_t b = bound_of(d);
-          if (b < 0) bound_known = false;
-          else bound *= b;
+          // Overflow-checked (found by fuzz_hivm: a dynamic member before a
+          // static one multiplied kDynamic, INT64_MIN, by the static size).
+          if (b < 0 || (bound_known && __builtin_mul_overflow(bound, b, &bound))) bound_known = false;
           if (d.c != kDynamic) {
-            c *= d.c;
+            if (c != kDynamic && __builtin_mul_overflow(c, d.c, &c)) c = kDynamic;
           } else if (d.v != kNone) {
             if (dyn == kNone) {
               dyn = d.v;
