@@ -183,12 +183,6 @@ TEST_CASE("plugin check passes a good plugin and reports every violation of bad 
 
   auto crashing = run_cli({"--no-builtin-plugins", "plugin", "check", (pbtest::plugin_dir("misbehaving") / "libpbtest_misbehaving.so").string()});
   CHECK(crashing.code == 1);
-  // The text wraps at 100 columns (issue 26); read each finding as one line again.
-  for (const std::string &line : pbtest::lines(crashing.out)) CHECK_MESSAGE(line.size() <= 100, line);
-  for (size_t at = crashing.out.find("\n    "); at != std::string::npos; at = crashing.out.find("\n    ", at)) {
-    const size_t end = crashing.out.find_first_not_of(' ', at + 1);
-    crashing.out.replace(at, end - at, " ");
-  }
   CHECK(crashing.out.find("[fail] kind 'crash': plugin crashed with SIGSEGV during kind 'crash' without inputs run") != std::string::npos);
   CHECK(crashing.out.find("[fail] kind 'malformed' without inputs output 'out': is not valid JSON") != std::string::npos);
   CHECK(crashing.out.find("set_output called twice for port 'out'") != std::string::npos);
