@@ -1,12 +1,15 @@
 //===- test_measurement.cpp - the one measurement rule on real and own CSVs ===//
 #include <doctest/doctest.h>
 
+#include <cstdio>
+
 #include <perfbound/sdk/json.hpp>
 
 #include "measurement.hpp"
 #include "msprof_csv.hpp"
 #include "support/test_support.hpp"
 #include "validate_support.hpp"
+#include "validation.hpp"
 
 namespace fs = std::filesystem;
 using pbtest::validate::error_of;
@@ -216,4 +219,40 @@ TEST_CASE("a perfbound bench result is measured with the same statistics") {
   json bad = pv::measure_bench_result(bench, "slow", {"bench.json", std::nullopt});
   CHECK(bad["status"] == "no_measurement");
   CHECK(bad["reason"] == "row 'slow' of bench.json has status 'infra_error', not a clean measurement: no device");
+}
+
+TEST_CASE("a kernel with thousands of launches: 1,000 listed, every kept duration counted") {
+  // Our table: 2,500 AI_CORE launches of k, 10 us apart; launch i (1-based)
+  // lasts 200 us, except launches 1,801..2,500, which last 100 + (i - 1800)
+  // / 1000 us: the fastest 100.001 us is launch 1,801, long after the listed
+  // ones. Drop 1 -> 2,499 kept: 1,799 of 200 us and 700 of 100.001..100.7 ->
+  // sorted, the 1,250th is 200 (700 below it) -> median 200, min 100.001.
+  std::string csv = "Op Name,Task Type,Task Start Time(us),Task Duration(us)\n";
+  for (int i = 1; i <= 2500; ++i) {
+    char duration[32];
+    std::snprintf(duration, sizeof duration, "%.3f", i > 1800 ? 100.0 + (i - 1800) / 1000.0 : 200.0);
+    csv += "k,AI_CORE," + std::to_string(10 * i) + "," + duration + "\n";
+  }
+  json m = pv::measure_table(pv::OpSummary::parse(csv, "many.csv"), request_for("k", 1), {"many.csv", std::nullopt});
+  REQUIRE(m["status"] == "ok");
+  CHECK(m["launches"]["found"] == 2500);
+  CHECK(m["launches"]["kept"] == 2499);
+  CHECK(m["samples"].size() == pv::kListedSamples);
+  CHECK(m["samples"].back()["index"] == 1000);
+  CHECK(m["samples_omitted"] == 1500);
+  REQUIRE(m["kept_durations_us"].size() == 2499);
+  CHECK(m["kept_durations_us"][1799].get<double>() == doctest::Approx(100.001));
+  CHECK(us(m["t_measured"]) == doctest::Approx(200.0));
+  CHECK(us(m["t_min"]) == doctest::Approx(100.001));
+
+  // Validation counts faster launches among all the kept ones, the listed
+  // and the omitted: a bound of 100.4995 us beats launches 1,801..2,299 (499).
+  json bound_report = {{"schema", "perfbound.bound_report/1"},
+                       {"kernel", {{"name", "k"}}},
+                       {"bound", {{"value", 100.4995e-6}, {"unit", "s"}, {"tier", "hivm"}}},
+                       {"limits", {{"dsl", {{"value", nullptr}, {"unit", "s"}}}, {"hivm", {{"value", 100.4995e-6}, {"unit", "s"}}}}}};
+  json v = pv::validate_bound(bound_report, m, pv::ReportOrigin{}, "many");
+  CHECK(v["status"] == "FAIL");
+  CHECK(v["soundness"]["faster_launches"] == 499);
+  CHECK(v["reason"].get<std::string>().find("499 of 2499 kept launches ran faster") != std::string::npos);
 }

@@ -45,6 +45,8 @@ json empty_document(const std::string &kernel, const json &source, const json &r
   doc["rule"] = rule;
   doc["launches"] = {{"found", 0}, {"dropped", 0}, {"kept", 0}};
   doc["samples"] = json::array();
+  doc["samples_omitted"] = 0;
+  doc["kept_durations_us"] = json::array();
   doc["t_measured"] = no_seconds(reason);
   doc["t_min"] = no_seconds(reason);
   doc["t_max"] = no_seconds(reason);
@@ -153,8 +155,8 @@ KeptLaunches keep_after_warmup(std::vector<Launch> launches, size_t warmup) {
   KeptLaunches out;
   out.found = launches.size();
   out.dropped = std::min(warmup, launches.size());
-  out.kept.assign(std::make_move_iterator(launches.begin() + static_cast<std::ptrdiff_t>(out.dropped)),
-                  std::make_move_iterator(launches.end()));
+  launches.erase(launches.begin(), launches.begin() + static_cast<std::ptrdiff_t>(out.dropped));  // in place: no second vector
+  out.kept = std::move(launches);
   return out;
 }
 
@@ -218,31 +220,47 @@ json measure_table(const OpSummary &table, const MeasureRequest &request, const 
                                         : "; kernels there: " + join(names));
     return empty_document(request.kernel, source, rule, reason);
   }
-  KeptLaunches kept = keep_after_warmup(launches, request.warmup);
+  const size_t dropped = std::min(request.warmup, launches.size());
   json doc = empty_document(request.kernel, source, rule, "");
-  doc["launches"] = {{"found", kept.found}, {"dropped", kept.dropped}, {"kept", kept.kept.size()}};
+  doc["launches"] = {{"found", launches.size()}, {"dropped", dropped}, {"kept", launches.size() - dropped}};
+  // The first kListedSamples launches in full (index, lines, task type) for
+  // a reader; every kept duration as a bare number, for the statistics and
+  // validation's count of faster launches: a file with millions of launches
+  // of the kernel costs 16 bytes per launch here, not a JSON object (issue 27).
   json samples = json::array();
+  json kept_durations = json::array();
   std::vector<double> kept_us;
+  kept_us.reserve(launches.size() - dropped);
   for (size_t idx = 0; idx < launches.size(); ++idx) {
-    pb::sdk::poll_cancel();  // one JSON sample per launch: millions in a large file (issue 27)
+    pb::sdk::poll_cancel();
     const Launch &launch = launches[idx];
     double duration = table.launch_require_number(launch, duration_col);
     if (duration <= 0)
       throw pb::sdk::InputError(table.csv().where(launch.rows.front(), duration_col) + ": column '" +
                                 table.csv().header()[duration_col] + "' is " + pb::units::format_number(duration) +
                                 "; a duration must be positive");
-    const bool is_kept = idx >= kept.dropped;
-    samples.push_back({{"index", idx + 1},
-                       {"kept", is_kept},
-                       {"start_us", launch.start_us ? json(*launch.start_us) : json(nullptr)},
-                       {"duration_us", duration},
-                       {"lines", table.launch_lines(launch)},
-                       {"task_type", launch.task_type.empty() ? json(nullptr) : json(launch.task_type)}});
-    if (is_kept) kept_us.push_back(duration);
+    const bool is_kept = idx >= dropped;
+    if (idx < kListedSamples)
+      samples.push_back({{"index", idx + 1},
+                         {"kept", is_kept},
+                         {"start_us", launch.start_us ? json(*launch.start_us) : json(nullptr)},
+                         {"duration_us", duration},
+                         {"lines", table.launch_lines(launch)},
+                         {"task_type", launch.task_type.empty() ? json(nullptr) : json(launch.task_type)}});
+    if (is_kept) {
+      kept_us.push_back(duration);
+      kept_durations.push_back(duration);
+    }
   }
+  doc["samples_omitted"] = launches.size() - samples.size();
   doc["samples"] = std::move(samples);
+  doc["kept_durations_us"] = std::move(kept_durations);
+  // Moved, not copied: a copy of every launch is most of the memory a
+  // kernel with a million launches costs.
+  const size_t found = launches.size();
+  const KeptLaunches kept = keep_after_warmup(std::move(launches), request.warmup);
   if (kept_us.empty()) {
-    std::string reason = "warmup = " + std::to_string(request.warmup) + " drops all " + std::to_string(kept.found) +
+    std::string reason = "warmup = " + std::to_string(request.warmup) + " drops all " + std::to_string(found) +
                          " launches of kernel '" + request.kernel + "' in " + table.origin();
     doc["status"] = "no_measurement";
     doc["reason"] = reason;
@@ -314,10 +332,13 @@ json measure_bench_result(const json &bench_result, const std::string &case_name
                                 "] is not a positive number");
     double value = samples_json[idx].get<double>();
     values.push_back(value);
-    samples.push_back({{"index", idx + 1}, {"kept", true}, {"start_us", nullptr}, {"duration_us", value},
-                       {"lines", json::array()}, {"task_type", nullptr}});
+    if (idx < kListedSamples)
+      samples.push_back({{"index", idx + 1}, {"kept", true}, {"start_us", nullptr}, {"duration_us", value},
+                         {"lines", json::array()}, {"task_type", nullptr}});
   }
+  doc["samples_omitted"] = values.size() - samples.size();
   doc["samples"] = std::move(samples);
+  doc["kept_durations_us"] = values;
   doc["launches"] = {{"found", values.size()}, {"dropped", 0}, {"kept", values.size()}};
   fill_statistics(doc, values);
   doc["pipes"] = {{"components", json::array()}, {"dominant", nullptr},

@@ -72,6 +72,12 @@ struct SourceInfo {
   std::optional<std::string> sha256;  // of the file's bytes
 };
 
+/// How many launches a measurement document lists in full (`samples`: index,
+/// kept, start, duration, file lines, task type), in launch order; the rest
+/// are counted in `samples_omitted`. Every kept duration is in
+/// `kept_durations_us` whatever the count.
+inline constexpr size_t kListedSamples = 1000;
+
 /// Applies the rule to a profiler table: a perfbound.measurement/1 document.
 json measure_table(const OpSummary &table, const MeasureRequest &request, const SourceInfo &source);
 

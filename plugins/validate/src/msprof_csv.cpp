@@ -459,6 +459,7 @@ std::vector<Launch> OpSummary::launches(std::string_view op_name, const std::vec
     return text(a, *stream_col) == text(b, *stream_col) && text(a, *task_col) == text(b, *task_col);
   };
   std::vector<Launch> out;
+  out.reserve(found.size());  // at most one launch per row: no regrowth copies of a million launches
   double open_end = 0;
   for (const Row &r : found) {
     if (can_group && !out.empty() && same_task(out.back().rows.front(), r.row) && r.start < open_end) {
