@@ -16,6 +16,7 @@ cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] || { echo "demo_bare: needs root (debootstrap, chroot, mount)" >&2; exit 2; }
 command -v debootstrap > /dev/null || { echo "demo_bare: needs debootstrap (apt-get install debootstrap)" >&2; exit 2; }
 work=${1:-$(mktemp -d /var/tmp/perfbound-bare.XXXXXX)}
+mkdir -p "$work"
 root="$work/root"
 log="$work/demo.log"
 cleanup() {
