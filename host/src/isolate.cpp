@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <cerrno>
 #include <csignal>
@@ -85,6 +86,11 @@ std::chrono::milliseconds plugin_inspection_timeout() {
     double s = std::strtod(env, &end);
     if (end != env && *end == '\0' && std::isfinite(s) && s >= 0.1 && s <= 600)
       return std::chrono::milliseconds(static_cast<long long>(s * 1000));
+    // Said once per process, not silently replaced.
+    static std::atomic<bool> warned{false};
+    if (!warned.exchange(true))
+      std::fprintf(stderr, "perfbound: warning: PERFBOUND_PLUGIN_TIMEOUT='%s' is not a number of seconds from 0.1 to 600; "
+                           "using the default, 5\n", env);
   }
   return std::chrono::milliseconds(5000);
 }

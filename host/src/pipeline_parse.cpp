@@ -401,7 +401,9 @@ std::string pipeline_suggestions(const std::filesystem::path &path) {
 
 std::optional<Pipeline> parse_pipeline_file(const std::filesystem::path &path, Diagnostics &diags) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
+  // A path that cannot be looked at (a loop of symbolic links) is not "does
+  // not exist": the reader below says what it is.
+  if (!std::filesystem::exists(path, ec) && !ec) {
     diags.error({path.string(), 0, 0}, "", "pipeline file does not exist" + pipeline_suggestions(path));
     return std::nullopt;
   }

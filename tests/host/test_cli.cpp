@@ -369,3 +369,16 @@ TEST_CASE("a failed run prints the nodes that did not run well, not the whole no
     start = end + 1;
   }
 }
+
+TEST_CASE("PERFBOUND_PLUGIN_TIMEOUT out of its range is said, not silently replaced") {
+  for (const char *bad : {"abc", "nan", "0", "1e9"}) {
+    INFO(bad);
+    // A library without a manifest is inspected in a child under the timeout.
+    auto r = run_cli(concat(plugin_args({"newer_minor"}), {"plugins"}), {}, {{"PERFBOUND_PLUGIN_TIMEOUT", bad}});
+    CHECK(r.code == 0);
+    CHECK(r.err.find(std::string("PERFBOUND_PLUGIN_TIMEOUT='") + bad +
+                     "' is not a number of seconds from 0.1 to 600; using the default, 5") != std::string::npos);
+  }
+  auto good = run_cli(concat(plugin_args({"newer_minor"}), {"plugins"}), {}, {{"PERFBOUND_PLUGIN_TIMEOUT", "2"}});
+  CHECK(good.err.find("PERFBOUND_PLUGIN_TIMEOUT") == std::string::npos);
+}

@@ -136,3 +136,17 @@ TEST_CASE("every `--set NODE.PARAM=VALUE` example of docs/cli.md names a paramet
   }
   CHECK(checked >= 1);
 }
+
+TEST_CASE("a pipeline path that is a loop of symbolic links is not 'does not exist'") {
+  pbtest::TempDir tmp;
+  fs::create_symlink(tmp / "loop_b", tmp / "loop_a");
+  fs::create_symlink(tmp / "loop_a", tmp / "loop_b");
+  for (const char *command : {"run", "lint"}) {
+    INFO(std::string(command));
+    auto r = pbtest::run_cli({command, (tmp / "loop_a").string()});
+    CHECK(r.code == 3);
+    const std::string said = r.out + r.err;  // lint reports on stdout
+    CHECK(said.find("loop of symbolic links") != std::string::npos);
+    CHECK(said.find("does not exist") == std::string::npos);
+  }
+}

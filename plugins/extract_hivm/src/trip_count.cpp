@@ -196,7 +196,8 @@ void TripCounter::enumerate(const std::vector<int32_t> &chain, size_t at, Mult m
     const bool huge_constant = ub.iv.lo == Interval::kPosInf && !((lb.taint | ub.taint | st.taint) & (kTData | kTArg));
     std::string why = ((lb.taint | ub.taint | st.taint) & kTData)  ? "bounds depend on loaded data"
                       : ((lb.taint | ub.taint | st.taint) & kTArg) ? "bounds depend on launch arguments not given"
-                      : huge_constant ? std::string("its upper bound is ") + kTooLargeReason
+                      : huge_constant ? std::string("its upper bound is 2^63 - 1 or more, the interval analysis's "
+                                                    "infinity: too large to count in 64 bits")
                                       : "bounds are not constant";
     add_reason("loop at line " + std::to_string(loop.line) + " runs " + std::to_string(tlo) + ".." + fmt_count(thi) +
                " times (" + why + fact_note() + ")");

@@ -10,6 +10,7 @@
 #ifndef PERFBOUND_SDK_INPUT_FILE_HPP
 #define PERFBOUND_SDK_INPUT_FILE_HPP
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 namespace pb::sdk {
 
@@ -45,8 +47,16 @@ inline std::optional<std::ifstream> open_input_file(const std::filesystem::path 
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::file_status status = fs::status(path, ec);
-  if (ec || status.type() == fs::file_type::not_found) {
+  if (ec && ec.value() == ELOOP) {
+    error = "is a loop of symbolic links (too many levels of symbolic links), not a file";
+    return std::nullopt;
+  }
+  if (status.type() == fs::file_type::not_found) {
     error = "no such file";
+    return std::nullopt;
+  }
+  if (ec) {
+    error = "cannot be looked at: " + ec.message();
     return std::nullopt;
   }
   if (status.type() == fs::file_type::directory) {
@@ -63,9 +73,11 @@ inline std::optional<std::ifstream> open_input_file(const std::filesystem::path 
             " for this kind of input";
     return std::nullopt;
   }
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    error = "cannot open";
+    const int why = errno;
+    error = why != 0 ? "cannot open: " + std::generic_category().message(why) : std::string("cannot open");
     return std::nullopt;
   }
   return in;
