@@ -34,7 +34,26 @@ namespace {
 std::string str(std::string_view text) { return std::string(text); }
 
 /// Empty or only white space: a "source" or "reason" that says nothing.
-bool blank(std::string_view text) { return text.find_first_not_of(" \t\r\n\f\v") == std::string_view::npos; }
+/// True when `text` shows nothing: empty, or only white space or invisible
+/// characters — ASCII's, and Unicode's (U+00A0 no-break space, U+3000
+/// ideographic space, U+2000..U+200A, zero-width spaces and joiners, the
+/// byte-order mark...), which a source string of no-break spaces would
+/// otherwise pass as a citation. The text is valid UTF-8 (checked on read).
+bool blank(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    const size_t length = byte < 0x80 ? 1 : (byte >> 5) == 0x6 ? 2 : (byte >> 4) == 0xE ? 3 : 4;
+    if (i + length > text.size()) return false;
+    char32_t cp = length == 1 ? byte : length == 2 ? (byte & 0x1F) : length == 3 ? (byte & 0x0F) : (byte & 0x07);
+    for (size_t k = 1; k < length; ++k) cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    const bool invisible = cp == ' ' || (cp >= 0x09 && cp <= 0x0D) || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
+                           (cp >= 0x2000 && cp <= 0x200D) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
+                           cp == 0x205F || cp == 0x2060 || cp == 0x3000 || cp == 0xFEFF;
+    if (!invisible) return false;
+    i += length;
+  }
+  return true;
+}
 
 /// A "declared" member as written ({value, unit}); read with at() after this,
 /// never with const operator[] (a missing key there is undefined behaviour).
@@ -752,7 +771,9 @@ void collect_rows(const json &node, const std::string &prefix, std::vector<Row> 
     row.kind = node.value("kind", std::string());
     row.source = node.value("source", std::string());
     if (node["value"].is_number() && spec) {
-      row.value = units::format_number(node["value"].get<double>()) + " " + node["unit"].get<std::string>();
+      // A count's unit is "1": written bare ("20", not "20 1").
+      const std::string unit = node["unit"].get<std::string>();
+      row.value = units::format_number(node["value"].get<double>()) + (unit == "1" ? std::string() : " " + unit);
       // As written when the author chose a unit ("64 GiB", "512 KB").
       const json &declared = node.contains("declared") ? node["declared"] : json();
       row.human = has_number_and_unit(declared) ? units::format_number(declared.at("value").get<double>()) + " " + declared.at("unit").get<std::string>()

@@ -249,3 +249,26 @@ TEST_CASE("every theoretical figure of a shipped profile names a public document
   }
   CHECK(theoretical >= 30);  // 910B3 and 910B1 have 16 each
 }
+
+TEST_CASE("a source of Unicode spaces only is as blank as one of ASCII spaces") {
+  // Before: source = "\u00a0\u3000\u2003" (no-break, ideographic and em
+  // spaces) passed `profile check` as a citation; "   " was refused.
+  pbtest::TempDir tmp;
+  const fs::path dir = tmp / "minimal";
+  const std::string original = pbtest::read_file(fixtures() / "minimal" / "profile.toml");
+  const std::string cited = "frequency = { value = 1.5, unit = \"GHz\", source = \"test\" }";
+  REQUIRE(original.find(cited) != std::string::npos);
+  for (const std::string &blankish : {std::string("   "), std::string("\u00a0\u3000\u2003"), std::string("\u200b\ufeff")}) {
+    std::string profile = original;
+    profile.replace(profile.find(cited), cited.size(), "frequency = { value = 1.5, unit = \"GHz\", source = \"" + blankish + "\" }");
+    pbtest::write_file(dir / "profile.toml", profile);
+    perfbound::ProfileLoad load = perfbound::load_profile(dir);
+    CHECK_MESSAGE(load.diagnostics.format().find("key 'clock.frequency'") != std::string::npos, load.diagnostics.format());
+    CHECK(load.diagnostics.has_errors());
+  }
+  // Text around a space is a source.
+  std::string profile = original;
+  profile.replace(profile.find(cited), cited.size(), "frequency = { value = 1.5, unit = \"GHz\", source = \"\u00a0a\u3000\" }");
+  pbtest::write_file(dir / "profile.toml", profile);
+  CHECK_FALSE(perfbound::load_profile(dir).diagnostics.has_errors());
+}
