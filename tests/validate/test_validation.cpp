@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include <sys/stat.h>
+
 #include <perfbound/sdk/json.hpp>
 
 #include "corpus.hpp"
@@ -427,10 +429,67 @@ TEST_CASE("validation: the report's coverage is carried per case, with its warni
   json v = pv::validate_bound(r, mix_measurement(), origin("cov.json"), "cov", "");
   CHECK(v["bound"]["coverage"]["share"] == 0.75);
   CHECK(v["bound"]["coverage"]["ops_present"] == 4);
-  std::string text = pv::render_validation(v);
-  CHECK(text.find("coverage: 75 % of the IR's ops counted; the bound counts 3 of 4 ops: 1 is in the loop at line 40") !=
+  // The view wraps at 100 columns: read it with the wrapping undone.
+  auto unwrapped = [](const std::string &wrapped) {
+    std::string out;
+    for (size_t i = 0; i < wrapped.size(); ++i) {
+      if (wrapped[i] != '\n') {
+        out += wrapped[i];
+        continue;
+      }
+      while (i + 1 < wrapped.size() && wrapped[i + 1] == ' ') ++i;
+      out += ' ';
+    }
+    return out;
+  };
+  std::string text = unwrapped(pv::render_validation(v));
+  CHECK(text.find("coverage: 75 % of the kernel's ops counted; the bound counts 3 of 4 ops: 1 is in the loop at line 40") !=
+        std::string::npos);
+  // With the binding unit's work in the report, that is the headline, as in
+  // the report itself (before: the table showed 87 % of the ops where the
+  // report said 51 % of the binding unit's instructions; the dashboard 88 %).
+  json b = report(90e-6, 50e-6, 90e-6, "scalar");
+  b["coverage"] = {{"hivm",
+                    {{"share", 0.876},
+                     {"ops_counted", 205},
+                     {"ops_present", 234},
+                     {"binding",
+                      {{"core", "aiv"}, {"component", "scalar"}, {"share", 0.94}, {"work_share", 0.5104}, {"unit", "instruction"}}}}},
+                   {"warning", "the bound counts 136,621 of 267,701 instructions per block on aiv (51.0 %)"}};
+  json vb = pv::validate_bound(b, mix_measurement(), origin("b.json"), "b", "");
+  CHECK(vb["bound"]["coverage"]["headline_share"] == 0.5104);
+  CHECK(vb["bound"]["coverage"]["headline_of"] == "work on the binding unit");
+  CHECK(unwrapped(pv::render_validation(vb)).find("coverage: 51 % of work on the binding unit counted; the bound counts 136,621") !=
         std::string::npos);
   // A report without coverage: null, and "-" in the view.
   json plain = pv::validate_bound(report(90e-6, 50e-6, 90e-6, "scalar"), mix_measurement(), origin("p.json"), "p", "");
   CHECK(plain["bound"]["coverage"].is_null());
+}
+
+TEST_CASE("validate --report: a path that is there but is no report is bad input, said before reading (exit 3)") {
+  // Before: a directory, /dev/zero, a FIFO or a loop of symbolic links were
+  // all "saved bound report not found", an INFRA_ERROR with exit 5.
+  pbtest::TempDir tmp;
+  REQUIRE(mkfifo((tmp / "fifo").c_str(), 0600) == 0);
+  std::filesystem::create_symlink(tmp / "loop_b", tmp / "loop_a");
+  std::filesystem::create_symlink(tmp / "loop_a", tmp / "loop_b");
+  const std::pair<std::string, std::string> cases[] = {
+      {tmp.path().string(), "is a directory, not a file"},
+      {"/dev/zero", "not a regular file (a device, FIFO or socket is never read as input)"},
+      {(tmp / "fifo").string(), "not a regular file (a device, FIFO or socket is never read as input)"},
+      {(tmp / "loop_a").string(), "is a loop of symbolic links"},
+  };
+  for (const auto &[path, said] : cases) {
+    INFO(path);
+    pbtest::CliResult r = pbtest::run_cli({"validate", "--report", path, "--measurement",
+                                           (fixtures() / "op_summary_mix.csv").string(), "--kernel", "mix_k"});
+    CHECK(r.code == 3);
+    CHECK(r.err.find(path + ": the saved bound report " + said) != std::string::npos);
+    CHECK(r.err.find("not found") == std::string::npos);
+  }
+  // Absent: still a case without a bound (exit 5), as before.
+  pbtest::CliResult absent = pbtest::run_cli({"validate", "--report", (tmp / "absent.json").string(), "--measurement",
+                                              (fixtures() / "op_summary_mix.csv").string(), "--kernel", "mix_k"});
+  CHECK(absent.code == 5);
+  CHECK(absent.out.find("saved bound report not found") != std::string::npos);
 }

@@ -7,6 +7,7 @@
 #include <perfbound/sdk/number.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -80,13 +81,24 @@ std::string string_at(const json &obj, std::initializer_list<const char *> path,
   return cur->is_string() ? cur->get<std::string>() : fallback;
 }
 
-/// The share of the IR's ops the bound counts ("100 %", "-" without one).
+/// The report's headline coverage: the share of the binding unit's work
+/// the bound counts ("51 %", rounded down; "-" without one). A validation
+/// written before `headline_share` existed gives the share of the ops.
 std::string coverage_cell(const json &bound) {
   const json &cov = bound.value("coverage", json());
-  if (!cov.is_object() || !(cov.contains("share") && cov["share"].is_number())) return "-";
+  if (!cov.is_object()) return "-";
+  const char *member = cov.contains("headline_share") && cov["headline_share"].is_number() ? "headline_share" : "share";
+  if (!(cov.contains(member) && cov[member].is_number())) return "-";
   std::ostringstream os;
-  os << static_cast<int>(std::floor(cov["share"].get<double>() * 100)) << " %";
+  os << static_cast<int>(std::floor(cov[member].get<double>() * 100)) << " %";
   return os.str();
+}
+
+/// What coverage_cell's share is of ("work on the binding unit", ...).
+std::string coverage_of(const json &bound) {
+  const json &cov = bound.value("coverage", json());
+  if (cov.is_object() && cov.contains("headline_of") && cov["headline_of"].is_string()) return cov["headline_of"].get<std::string>();
+  return "the IR's ops";
 }
 
 std::string binding_cell(const json &validation) {
@@ -321,10 +333,16 @@ BoundOutcome read_saved_report(const fs::path &path, const std::string &report_o
   BoundOutcome out;
   out.origin.origin = path.string();
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) {
+  const fs::file_status status = fs::status(path, ec);
+  if (status.type() == fs::file_type::not_found && !(ec && ec.value() == ELOOP)) {
+    // A case without its report is a case without a bound (INFRA_ERROR).
     out.error = path.string() + ": saved bound report not found";
     return out;
   }
+  // Something is there but it is no report: a directory, a device, a FIFO,
+  // a loop of symbolic links. That is bad input, said before reading.
+  if (std::string why; !pb::sdk::open_input_file(path, pb::sdk::kMaxDataFileBytes, why))
+    throw pb::sdk::InputError(path.string() + ": the saved bound report " + why);
   const std::string text = read_text(path);
   json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded()) throw pb::sdk::InputError(pb::sdk::json_syntax_error_message(text, path.string()));
@@ -437,7 +455,7 @@ std::string render_validation(const json &v) {
   out << " us; compiler headroom " << us_cell(number_at(v, {"reachability", "compiler_headroom", "value"}))
       << " us, author headroom " << us_cell(number_at(v, {"reachability", "author_headroom", "value"})) << " us\n";
   out << "  binding (predicted / msprof): " << binding_cell(v) << "\n";
-  out << "  coverage: " << coverage_cell(v["bound"]) << " of the IR's ops counted";
+  out << "  coverage: " << coverage_cell(v["bound"]) << " of " << coverage_of(v["bound"]) << " counted";
   if (const json &cov = v["bound"].value("coverage", json()); cov.is_object() && (cov.contains("warning") && cov["warning"].is_string()))
     out << "; " << cov["warning"].get<std::string>();
   out << "\n";

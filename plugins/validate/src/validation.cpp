@@ -133,6 +133,23 @@ json validate_bound(const json &report, const json &measurement, const ReportOri
     coverage["ops_counted"] = hivm.is_object() && hivm.contains("ops_counted") ? hivm["ops_counted"] : json(nullptr);
     coverage["ops_present"] = hivm.is_object() && hivm.contains("ops_present") ? hivm["ops_present"] : json(nullptr);
     coverage["warning"] = cov.contains("warning") ? cov["warning"] : json(nullptr);
+    // The report's headline figure: the share of the binding unit's work
+    // (what the bound's time is made of) or of its ops, whichever is lower,
+    // else of the kernel's ops; the table, the text and the dashboard show
+    // this one.
+    const json &binding = hivm.is_object() && hivm.contains("binding") && hivm["binding"].is_object() ? hivm["binding"] : json();
+    const bool ops_lower = binding.contains("share") && binding["share"].is_number() && binding.contains("work_share") &&
+                           binding["work_share"].is_number() && binding["share"].get<double>() < binding["work_share"].get<double>();
+    if (binding.contains("work_share") && binding["work_share"].is_number() && !ops_lower) {
+      coverage["headline_share"] = binding["work_share"];
+      coverage["headline_of"] = "work on the binding unit";
+    } else if (binding.contains("share") && binding["share"].is_number()) {
+      coverage["headline_share"] = binding["share"];
+      coverage["headline_of"] = "ops on the binding unit";
+    } else {
+      coverage["headline_share"] = coverage["share"];
+      coverage["headline_of"] = "the kernel's ops";
+    }
   }
   bound_json["coverage"] = coverage;
   doc["bound"] = bound_json;
