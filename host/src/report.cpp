@@ -1,8 +1,10 @@
 //===- report.cpp - text, json and markdown reporters ---------------------===//
 #include "report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
+#include <vector>
 
 #include <perfbound/sdk/html.hpp>
 #include <perfbound/sdk/text.hpp>
@@ -108,10 +110,15 @@ std::string render_html_report(const RunResult &result, PluginRegistry &plugins)
          << *frag << "</div>\n";
       continue;
     }
+    // No HTML view: the producer's text view (the facts of the TTIR tier are
+    // a table a reader knows from the terminal), else the document as a tree.
     const json &parsed = doc->parsed();
+    std::optional<std::string> text = plugin_render(*doc, output_plugin(result, name), "text", plugins);
     os << "<section class=\"pb-card pb-output\" data-output=\"" << h::escape(name) << "\" data-schema=\"" << h::escape(doc->schema())
        << "\"><details><summary>output <b>" << h::escape(name) << "</b> (" << h::escape(doc->schema()) << ")</summary><pre>"
-       << h::escape(parsed.is_discarded() ? std::string("(document is not valid JSON)") : render_json_tree(parsed, false))
+       << h::escape(text                   ? *text
+                    : parsed.is_discarded() ? std::string("(document is not valid JSON)")
+                                            : render_json_tree(parsed, false))
        << "</pre></details></section>\n";
   }
   os << "<section class=\"pb-card\"><h2>Nodes</h2><table class=\"pb-sortable\"><thead><tr><th>node</th><th>plugin / kind</th><th>status</th>"
@@ -208,7 +215,20 @@ std::string render_report(const RunResult &result, const std::string &format, Pl
   if (!result.diagnostics.empty()) {
     os << (md ? "## Diagnostics\n\n```\n" : "\n") << result.diagnostics.format() << (md ? "```\n\n" : "");
   }
+  // A run that did not finish names the outputs its nodes did produce rather
+  // than printing them in full: what the reader needs first is why it failed
+  // (the nodes below); --format json and --out keep every document.
+  if (result.status != "ok" && !result.outputs.empty()) {
+    std::string names;
+    for (const auto &[name, doc] : result.outputs) {
+      const std::string producer = result.output_producers.count(name) ? result.output_producers.at(name) : "";
+      names += (names.empty() ? "" : ", ") + name + " (" + doc->schema() + (producer.empty() ? "" : ", from " + producer) + ")";
+    }
+    os << "\nOutputs produced before the run stopped, not shown here (--format json or --out DIR has them): "
+       << names << "\n";
+  }
   for (const auto &[name, doc] : result.outputs) {
+    if (result.status != "ok") break;
     const std::string producer = result.output_producers.count(name) ? result.output_producers.at(name) : "";
     const std::string plugin = result.output_plugins.count(name) ? result.output_plugins.at(name) : "";
     if (md)
@@ -240,10 +260,32 @@ std::string render_report(const RunResult &result, const std::string &format, Pl
       }
     }
     os << "\n-- nodes: " << ok_nodes << " of " << result.nodes.size() << " ok (" << fmt_ms(ok_ms) << " of node time) --\n";
+    // Failed nodes one by one with their error; nodes skipped for the same
+    // reason (most often: downstream of the failed one) on one line together.
+    std::vector<std::pair<std::string, std::vector<const NodeResult *>>> skipped;
     for (const NodeResult *nr : other) {
+      if (nr->status == NodeStatus::Skipped && nr->error.empty()) {
+        auto same = std::find_if(skipped.begin(), skipped.end(),
+                                 [&](const auto &group) { return group.first == nr->skipped_because; });
+        if (same == skipped.end()) skipped.push_back({nr->skipped_because, {nr}});
+        else same->second.push_back(nr);
+        continue;
+      }
       os << "  " << nr->id << "  " << node_status_name(nr->status) << "  " << nr->plugin << "/" << nr->kind << "\n";
       if (!nr->error.empty()) os << "      error: " << nr->error << "\n";
       if (!nr->skipped_because.empty()) os << "      skipped: " << nr->skipped_because << "\n";
+    }
+    for (const auto &[because, nodes] : skipped) {
+      if (nodes.size() == 1) {
+        const NodeResult *nr = nodes.front();
+        os << "  " << nr->id << "  skipped  " << nr->plugin << "/" << nr->kind << "\n";
+        os << "      skipped: " << because << "\n";
+        continue;
+      }
+      std::string ids;
+      for (const NodeResult *nr : nodes) ids += (ids.empty() ? "" : ", ") + nr->id;
+      os << "  " << nodes_text(nodes.size()) << " skipped (" << (because.empty() ? "no reason given" : because)
+         << "): " << ids << "\n";
     }
   }
   const json &prov = result.provenance;

@@ -151,8 +151,10 @@ class Combiner : public pb::sdk::Node {
   explicit Combiner(const pb::sdk::Params &params) {
     const json &measured = params.at("measured_us");
     if (measured.is_number()) {
-      if (!(measured.get<double>() > 0))
-        throw pb::sdk::InputError("node '" + params.node_id() + "': measured_us must be positive (or null)");
+      // At most a year, as every time perfbound reads (validate's range).
+      if (!(measured.get<double>() > 0) || measured.get<double>() > 31536000e6)
+        throw pb::sdk::InputError("node '" + params.node_id() + "': measured_us is " + measured.dump() +
+                                  "; it must be > 0 and at most 31,536,000,000,000 us (a year), or null");
       options_.measured_seconds = measured.get<double>() * 1e-6;
     } else if (!measured.is_null()) {
       throw pb::sdk::InputError("node '" + params.node_id() + "': measured_us must be a number of microseconds or null");

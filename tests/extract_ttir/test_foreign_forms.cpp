@@ -410,3 +410,39 @@ TEST_CASE("function extents: the lines of each tt.func as written, without MLIR"
   CHECK_FALSE(has_split_marker("a // -----\n"));
   CHECK(diagnostic_line("x.ttir:12:3: error: boom", "x.ttir") == 12);
 }
+
+TEST_CASE("a verifier error names the TTIR line of the op, whatever the op's own location") {
+  // Before: an op whose location is loc(unknown) (through an alias, as
+  // Triton writes them) was reported at "<unknown>:0", and one with a Python
+  // location only at the .py line: the TTIR line was never said.
+  const std::string text =
+      "#loc = loc(\"kernel.py\":30:0)\n"                             // 1
+      "#loc1 = loc(unknown)\n"                                       // 2
+      "module {\n"                                                   // 3
+      "  tt.func public @k(%x: !tt.ptr<f32>) {\n"                    // 4
+      "    %c0 = arith.constant 0 : i32 loc(#loc1)\n"                // 5
+      "    %c8 = arith.constant 8 : i32 loc(#loc1)\n"                // 6
+      "    scf.for %i = %c0 to %c8 step %c0 : i32 {\n"               // 7
+      "    } loc(#loc1)\n"                                           // 8
+      "    tt.return loc(#loc)\n"                                    // 9
+      "  } loc(#loc)\n"                                              // 10
+      "  tt.func public @p(%x: !tt.ptr<f32>) {\n"                    // 11
+      "    %c0 = arith.constant 0 : i32 loc(#loc)\n"                 // 12
+      "    %c8 = arith.constant 8 : i32 loc(#loc)\n"                 // 13
+      "      scf.for %i = %c0 to %c8 step %c0 : i32 {\n"             // 14
+      "    } loc(\"kernel.py\":41:7)\n"                              // 15
+      "    tt.return loc(#loc)\n"                                    // 16
+      "  } loc(#loc)\n"                                              // 17
+      "  tt.func public @fine(%x: !tt.ptr<f32>) {\n"                 // 18
+      "    tt.return loc(#loc)\n"                                    // 19
+      "  } loc(#loc)\n"                                              // 20
+      "}\n";
+  auto m = analyze_ttir(text, "locs.ttir");
+  REQUIRE_MESSAGE(static_cast<bool>(m), (m ? "" : m.error().message));
+  REQUIRE(m->refused.size() == 2);
+  INFO(m->refused[0].message);
+  INFO(m->refused[1].message);
+  CHECK(first_line(m->refused[0].message).rfind("locs.ttir:7:5: error: 'scf.for' op has a constant step of 0", 0) == 0);
+  CHECK(first_line(m->refused[1].message).rfind("locs.ttir:14:7: error: 'scf.for' op has a constant step of 0", 0) == 0);
+  CHECK(m->refused[0].message.find("<unknown>") == std::string::npos);
+}

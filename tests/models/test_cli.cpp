@@ -1,6 +1,8 @@
 //===- test_cli.cpp - the models plugin through the perfbound binary -------===//
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "models_test_util.hpp"
 
 using modelstest::json;
@@ -105,6 +107,35 @@ TEST_CASE("cli: perfbound sweep prices launches and names why it prunes") {
   CHECK(doc["configs"][1]["bound"]["value"] == doctest::Approx(27.962027e-6).epsilon(1e-6));
   CHECK(doc["configs"][1]["pruned"] == true);
   CHECK(doc["configs"][1]["why"].get<std::string>().rfind("memory = 27.96 us > threshold 13.98 us", 0) == 0);
+  // Two problems (n is not a tuning argument here), three grids each. Grid
+  // 512 covers 512 x 2,048 = 1M elements: all of the first problem, part of
+  // the second, where its 6.99 us is not the problem's bound. The best of the
+  // second problem is a grid that covers it (before: grid 512, with the two
+  // that cover it "pruned by memory" against it).
+  pbtest::write_file(tmp / "cover.json", R"J({"args":{"n_elements":[1048576,16777216]},"grid":{"x":[512,8192,16384]}})J");
+  pbtest::CliResult cover = pbtest::run_cli({"sweep", "--dsl", (tmp / "out" / "facts.json").string(), "--configs",
+                                             (tmp / "cover.json").string(), "--factor", "2"});
+  INFO(cover.err);
+  REQUIRE(cover.code == 0);
+  json cdoc = json::parse(cover.out);
+  REQUIRE(cdoc["problems"].size() == 2);
+  for (const json &c : cdoc["configs"]) {
+    if (c["args"]["n_elements"] != 16777216) continue;
+    const bool covers_problem = c["grid"][0] != 512;
+    CHECK(c.contains("warning") != covers_problem);
+    if (covers_problem) CHECK(c["pruned"] == false);
+  }
+  const json &big = cdoc["problems"][1];
+  CHECK(big["args"]["n_elements"] == 16777216);
+  CHECK(cdoc["configs"][big["best"].get<size_t>()]["grid"][0] != 512);
+  CHECK(big["bound"]["value"].get<double>() > 100e-6);
+  pbtest::CliResult cover_text = pbtest::run_cli({"sweep", "--dsl", (tmp / "out" / "facts.json").string(), "--configs",
+                                                  (tmp / "cover.json").string(), "--format", "text"});
+  CHECK(cover_text.out.find("6 configurations of 2 problems; the best of each problem:\n") != std::string::npos);
+  CHECK(cover_text.out.find("  problem 1 (n_elements=16,777,216): config ") != std::string::npos);
+  CHECK(cover_text.out.find("[8192, 1, 1]") != std::string::npos);  // no "[8,192, 1, 1]"
+  CHECK(cover_text.out.find("[8,192") == std::string::npos);
+
   // An unknown argument: invalid input (exit 3) naming the spec file and key.
   pbtest::write_file(tmp / "bad.json", R"([{"args":{"K":3}}])");
   pbtest::CliResult bad = pbtest::run_cli({"sweep", "--dsl", (tmp / "out" / "facts.json").string(), "--configs",
@@ -139,6 +170,21 @@ TEST_CASE("cli: perfbound sweep prices launches and names why it prunes") {
 
 namespace {
 
+/// Text output with its 100-column wrapping undone: each line break and the
+/// indentation after it become one space.
+std::string unwrapped(const std::string &text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\n') {
+      out += text[i];
+      continue;
+    }
+    while (i + 1 < text.size() && text[i + 1] == ' ') ++i;
+    out += ' ';
+  }
+  return out;
+}
+
 std::vector<std::string> vector_add(const std::string &ttir, const std::string &hivm, const std::string &launch) {
   return {"run", modelstest::pipeline("bound.toml"), "--set", "ttir=" + ttir, "--set", "hivm=" + hivm, "--set", "launch=" + launch};
 }
@@ -153,6 +199,11 @@ TEST_CASE("cli: files swapped, a mistyped launch member: what was given, what wa
   CHECK(ttir_as_hivm.code == 3);
   CHECK(ttir_as_hivm.err.find(ttir + ":7: this is TTIR (kernel.ttir.mlir, tt.func), not a HIVM dump: give it as --set ttir=" +
                               ttir) != std::string::npos);
+  // The TTIR facts its own node produced are named, not printed in full
+  // above the failure (before: the whole facts report, then the node table).
+  CHECK(ttir_as_hivm.out.find("== facts") == std::string::npos);
+  CHECK(unwrapped(ttir_as_hivm.out).find("Outputs produced before the run stopped, not shown here (--format json or --out DIR has "
+                              "them): facts (perfbound.dsl_facts/1, from dsl.facts)") != std::string::npos);
   // The HIVM dump given as the TTIR (before: MLIR's "Dialect `func' not
   // found" and the 1,500-character signature line echoed).
   pbtest::CliResult hivm_as_ttir = pbtest::run_cli(vector_add(hivm, hivm, "{grid=[8192,1,1],args={\"3\"=16777216}}"));
@@ -160,6 +211,13 @@ TEST_CASE("cli: files swapped, a mistyped launch member: what was given, what wa
   CHECK(hivm_as_ttir.code == 3);
   CHECK(hivm_as_ttir.err.find(hivm + ": error: this is a HIVM dump (kernel.npuir.mlir), not TTIR (line 9: func.func with "
                               "hivm/hacc ops and no tt.func): give it as --set hivm=" + hivm) != std::string::npos);
+  // Only that: not MLIR's "Dialect `func' not found" with the signature
+  // line it could not read; the nodes downstream of the failed one on one
+  // line, not one entry each.
+  CHECK(hivm_as_ttir.err.find("Dialect") == std::string::npos);
+  CHECK(hivm_as_ttir.out.find("Dialect") == std::string::npos);
+  CHECK(unwrapped(hivm_as_ttir.out).find("12 nodes skipped (upstream node 'dsl' failed): dsl_core, ") != std::string::npos);
+  CHECK(std::count(hivm_as_ttir.out.begin(), hivm_as_ttir.out.end(), '\n') < 25);
   size_t start = 0;
   while (start < hivm_as_ttir.err.size()) {  // no line of the message is a whole dump line
     size_t end = hivm_as_ttir.err.find('\n', start);
@@ -175,5 +233,57 @@ TEST_CASE("cli: files swapped, a mistyped launch member: what was given, what wa
   INFO(gird.err);
   CHECK(gird.code == 3);
   CHECK(gird.err.find("<command line>: error: --set launch: launch: unknown member 'gird' (did you mean 'grid'?)") !=
+        std::string::npos);
+}
+
+TEST_CASE("cli: an op perfbound does not model is listed in the text report, which still renders") {
+  // Before: the coverage table padded the component name to 9 columns with
+  // an unsigned subtraction; "unmodelled" (10) wrapped it, the renderer threw
+  // basic_string::_M_create, and the run printed a raw dump with exit 0.
+  const std::string hivm = pbtest::read_file(modelstest::example("vector_add.npuir.mlir"));
+  // An op of our own invention on the UB tile the store reads (%16).
+  const std::string anchor = "  hivm.hir.store ins(%subview_5";
+  const size_t at = hivm.find(anchor);
+  REQUIRE(at != std::string::npos);
+  pbtest::TempDir dir;
+  const std::filesystem::path file = dir.path() / "unknown_op.npuir.mlir";
+  pbtest::write_file(file, hivm.substr(0, at) + "  hivm.hir.frobnicate ins(%16 : memref<2048xf32, #hivm.address_space<ub>>)\n" +
+                               hivm.substr(at));
+  pbtest::CliResult r = pbtest::run_cli({"run", modelstest::pipeline("bound_hivm.toml"), "--set", "hivm=" + file.string(),
+                                         "--set", "launch={grid=[8192,1,1],args={\"3\"=16777216}}", "--format", "text"});
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(r.err.find("misbehaving") == std::string::npos);
+  CHECK(r.out.find("== bound (perfbound.bound_report/1, from bound.report) ==") != std::string::npos);
+  CHECK(r.out.find("  aiv unmodelled ops 0 / 1 (") != std::string::npos);
+  CHECK(r.out.find("hivm.hir.frobnicate") != std::string::npos);
+}
+
+TEST_CASE("cli: a measurement below the bound is called UNSOUND in the verdict; an absurd one is refused") {
+  // The bundled kernel's strict HIVM bound is ~25 us: a "measurement" of
+  // 20 us contradicts it. Before: "the bound is 100 % of the measured 20 us"
+  // and "the gap of 0 s", exit 0, the word only in the JSON's note.
+  const std::vector<std::string> base = {"run", modelstest::pipeline("bound_hivm.toml"), "--set",
+                                         "hivm=" + modelstest::example("vector_add.npuir.mlir"), "--set",
+                                         "launch={grid=[8192,1,1],args={\"3\"=16777216}}", "--format", "text"};
+  auto with = [&](const std::string &measured) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), {"--set", "bound.measured_us=" + measured});
+    return pbtest::run_cli(args);
+  };
+  pbtest::CliResult below = with("20");
+  INFO(below.err);
+  CHECK(below.code == 0);
+  CHECK(unwrapped(below.out).find("the bound EXCEEDS the measured 20") != std::string::npos);
+  CHECK(unwrapped(below.out).find("UNSOUND for this run") != std::string::npos);
+  CHECK(unwrapped(below.out).find("the bound is 100 % of the measured") == std::string::npos);
+  CHECK(unwrapped(below.out).find("attribution: the bound exceeds the measurement: UNSOUND for this run") != std::string::npos);
+  pbtest::CliResult above = with("309.3");
+  CHECK(above.code == 0);
+  CHECK(above.out.find("UNSOUND") == std::string::npos);
+  pbtest::CliResult absurd = with("1e300");
+  INFO(absurd.err);
+  CHECK(absurd.code == 3);
+  CHECK(absurd.err.find("measured_us is 1e+300; it must be > 0 and at most 31,536,000,000,000 us (a year), or null") !=
         std::string::npos);
 }

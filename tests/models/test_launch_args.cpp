@@ -97,6 +97,18 @@ TEST_CASE("launch args: a Triton name reaches the HIVM tier through the TTIR sig
   CHECK(by_name.cli.err.find("warning") == std::string::npos);
   CHECK(by_name.cli.err.find("matches no") == std::string::npos);
   CHECK_FALSE(by_name.report["verdict"].contains("missing_args"));
+  // The coalescing finding names the Python lines of the tile and the value
+  // to give its block-size constexpr: 2,048 f32 = 8 KiB per transfer, so
+  // 4,096 reaches 16 KiB.
+  bool found = false;
+  for (const json &f : by_name.findings["findings"]) {
+    if (f["category"] != "coalescing") continue;
+    found = true;
+    const std::string action = f["action"].get<std::string>();
+    CHECK(action.find("01-vector-add.py:50") != std::string::npos);
+    CHECK(action.find("raise that tile's block-size constexpr from 2,048 to 4,096 or more") != std::string::npos);
+  }
+  CHECK(found);
 }
 
 TEST_CASE("launch args: without n_elements the DMAs are uncounted with give args.\"3\" and the verdict names it") {
@@ -120,6 +132,22 @@ TEST_CASE("launch args: without n_elements the DMAs are uncounted with give args
   CHECK(verdict["missing_args"][0]["position"] == 3);
   CHECK(verdict["missing_args"][0]["tiers"] == json::array({"dsl", "hivm"}));
   CHECK(verdict["why"].get<std::string>().find("launch argument n_elements not given") != std::string::npos);
+  // The memory term has no number: the vector floor binds among what is
+  // counted, and the verdict says the unknown term might bind instead.
+  CHECK(verdict["why"].get<std::string>().find("the hivm memory term has no number, so the kernel may be bound by it "
+                                              "instead") != std::string::npos);
+  // Two of the binding unit's three ops may not run (a branch on the
+  // argument): its work share reads 100 % (32 of 32 repeats: those ops add
+  // to neither side), its op share 1 of 3. The lower one leads the headline
+  // (before: "100 % of the binding unit's vector repeats").
+  const json &binding = cov["binding"];
+  CHECK(binding["component"] == "vector");
+  CHECK(binding["share"].get<double>() < 0.5);
+  std::vector<std::string> as_text = vector_add_run("bound.toml", "{grid=[8192,1,1]}");
+  as_text.back() = "text";
+  const std::string text = pbtest::run_cli(as_text).out;
+  CHECK(text.find("coverage      33.3 % of the binding unit's ops on aiv counted (1 of 3); its vector repeats 32 of") !=
+        std::string::npos);
 }
 
 TEST_CASE("launch args: a name the HIVM-only pipeline cannot resolve is refused, unless optional") {
@@ -194,4 +222,29 @@ TEST_CASE("launch args: a name on the HIVM signature's own location binds withou
   // (two 8 KiB loads, the vadd, the store: 124.44 ns, test_golden.cpp) =
   // 25.51 us; without n the DMAs would not be counted at all.
   CHECK(seconds(named.report["bound"]) >= 25.5e-6);
+}
+
+TEST_CASE("given facts: the argued bound states the given one, and coverage never counts more than is present") {
+  // The bundled varlen_rows kernel reads its loop bounds from an offsets
+  // tensor; the .npy gives them. Before: "argued; strict 0 s" (the memory
+  // floor of 133 ns that the offsets give appeared nowhere in the headline)
+  // and coverage rows "30,720 / 0 B" (the present figure was the guaranteed
+  // 0 of ops the facts count).
+  const std::string dir = (pbtest::source_dir() / "examples" / "kernels" / "varlen_rows").string();
+  modelstest::RunOut run = modelstest::run_pipeline(
+      modelstest::pipeline("bound_hivm.toml"),
+      {"--set", "hivm=" + dir + "/varlen_rows.npuir.mlir", "--set",
+       "launch={grid=[4],data={\"0\"={npy=\"" + dir + "/offsets.npy\"}}}"});
+  const json &bound = run.report["bound"];
+  REQUIRE(bound["given"].is_object());
+  const double given = bound["given"]["value"].get<double>();
+  CHECK(given > bound["strict"]["value"].get<double>());
+  CHECK(given <= bound["value"].get<double>());
+  for (const json &t : run.report["terms"])
+    if (t["assurance"] == "given" && t["role"] == "floor") CHECK(given >= t["value"]["value"].get<double>());
+  for (const json &row : run.report["coverage"]["hivm"]["by_component"]) {
+    INFO(row.dump());
+    if (row["work_present_per_block"].is_number())
+      CHECK(row["work_counted_per_block"].get<double>() <= row["work_present_per_block"].get<double>() * (1 + 1e-12));
+  }
 }

@@ -327,6 +327,18 @@ TEST_CASE("perfbound run --format html / trace and report.html under --out") {
   CHECK(pbtest::read_file(tmp / "report.html") == r.out);
   CHECK(r.err.find("report.html") != std::string::npos);
   check_well_formed(r.out);
+  // The packet-efficiency table the coalescing finding uses is a table, not
+  // "unknown" (before: the Rates row read "unknown" beside eta(8192) = 0.761).
+  const size_t eta = r.out.find("<td>HBM packet efficiency</td>");
+  REQUIRE(eta != std::string::npos);
+  const std::string row = r.out.substr(eta, r.out.find("</tr>", eta) - eta);
+  CHECK(row.find("unknown") == std::string::npos);
+  CHECK(row.find("a table by transfer size, each DMA at its own size: ") != std::string::npos);
+  // The TTIR facts, which have no HTML view, are their text view (before: a
+  // raw tree of the JSON document).
+  const size_t facts = r.out.find("output <b>facts</b>");
+  REQUIRE(facts != std::string::npos);
+  CHECK(r.out.find("accesses:", facts) == std::string::npos);
   // --out writes report.html even when another format is asked for.
   pbtest::TempDir tmp2;
   argv = {"run", modelstest::pipeline("bound.toml")};

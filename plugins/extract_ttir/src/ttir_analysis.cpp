@@ -391,6 +391,7 @@ class SectionReader {
   std::unique_ptr<llvm::SourceMgr> source_mgr_;
   mlir::OwningOpRef<mlir::ModuleOp> parsed_;
   llvm::DenseMap<Operation *, int> ttir_lines_;
+  llvm::DenseMap<Operation *, int> ttir_columns_;  // for the verifier's diagnostics
 };
 
 void SectionReader::refuse(const FuncExtent &f, std::string message) {
@@ -445,28 +446,36 @@ bool SectionReader::parse() {
         parsed_->getBody()->getOperations().splice(parsed_->getBody()->begin(), block.getOperations());
       }
       parsed_->walk([&](Operation *op) {
-        if (const mlir::AsmParserState::OperationDefinition *def = state.getOpDef(op))
-          ttir_lines_[op] = static_cast<int>(source_mgr->getLineAndColumn(def->loc.Start).first);
+        if (const mlir::AsmParserState::OperationDefinition *def = state.getOpDef(op)) {
+          const auto [op_line, op_column] = source_mgr->getLineAndColumn(def->loc.Start);
+          ttir_lines_[op] = static_cast<int>(op_line);
+          ttir_columns_[op] = static_cast<int>(op_column);
+        }
       });
       source_mgr_ = std::move(source_mgr);
       return true;
     }
     std::string message = shorten_lines(trimmed_message(diag_stream.str()));
     if (message.empty()) message = origin_ + ":" + std::to_string(first_line_) + ": error: the TTIR does not parse";
+    // A HIVM dump gets that said instead of MLIR's diagnostic (which only
+    // echoes the first line it could not read: the signature, hundreds of
+    // columns); the line the parser stopped at still decides which function
+    // is refused. Pre-3.0 TTIR keeps MLIR's diagnostic: it names the first
+    // construct the new syntax cannot read.
+    const int parser_line = diagnostic_line(message, origin_);
     if (auto marker = legacy_marker(text_))
       message = origin_ + ": error: pre-3.0 TTIR is not supported (" + *marker +
                 "); re-dump the kernel with Triton 3.0 or newer\n" + message;
     else if (auto hivm = hivm_marker(text_))
       message = origin_ + ": error: this is a HIVM dump (kernel.npuir.mlir), not TTIR (" + *hivm +
-                "): give it as --set hivm=" + origin_ + " and the TTIR (kernel.ttir.mlir, tt.func) as --set ttir=...\n" +
-                message;
+                "): give it as --set hivm=" + origin_ + " and the TTIR (kernel.ttir.mlir, tt.func) as --set ttir=...";
     else if (message.find("error: expected '<'") != std::string::npos && has_bare_pointer(text_))
       message += "\n" + origin_ +
                  ": note: `!tt.ptr` without its pointee type is not TTIR: Triton's own parser, like this one, "
                  "requires `!tt.ptr<T>`";
     // The function the error is in is refused and blanked out (its lines
     // kept, so that the lines of the others stay those of the file).
-    const int line = diagnostic_line(message, origin_);
+    const int line = parser_line;
     const FuncExtent *culprit = nullptr;
     for (const FuncExtent &f : extents_)
       if (line >= f.first_line && line <= f.last_line && refused_lines_.count(f.first_line) == 0) culprit = &f;
@@ -503,7 +512,19 @@ std::vector<std::pair<tt::FuncOp, int>> SectionReader::functions() {
   std::optional<mlir::SourceMgrDiagnosticHandler> handler;
   handler.emplace(*source_mgr_, &context_, diag_stream);
   auto take = [&]() {
-    std::string message = trimmed_message(diag_stream.str());
+    // The diagnostics quote the TTIR line of the op (see below): a long
+    // quoted line is cut, as the parser's are; the diagnostic lines
+    // themselves ("file:line:col: error: ...") stay whole.
+    std::string message;
+    const std::string raw = trimmed_message(diag_stream.str());
+    for (size_t start = 0; start <= raw.size();) {
+      size_t end = raw.find('\n', start);
+      if (end == std::string::npos) end = raw.size();
+      const std::string line = raw.substr(start, end - start);
+      message += line.rfind(origin_ + ":", 0) == 0 ? line : shorten_lines(line);
+      if (end < raw.size()) message += '\n';
+      start = end + 1;
+    }
     diagnostics.clear();
     return message;
   };
@@ -533,11 +554,31 @@ std::vector<std::pair<tt::FuncOp, int>> SectionReader::functions() {
       dropped.insert(f);
     }
   }
-  // Each function verified on its own; what fails is refused alone.
+  // Each function verified on its own; what fails is refused alone. While it
+  // is verified, every op's location is its TTIR line, so that a diagnostic
+  // names the line of this file where the op is written (an op's own
+  // location is a Python line, or loc(unknown), which MLIR prints as
+  // "<unknown>:0"); the locations are put back after.
+  std::vector<std::pair<Operation *, mlir::Location>> own_locations;
+  auto at_ttir_lines = [&](Operation *root) {
+    root->walk([&](Operation *op) {
+      const int op_line = line_of(op);
+      if (op_line <= 0) return;
+      own_locations.emplace_back(op, op->getLoc());
+      const int op_column = std::max(1, ttir_columns_.lookup(op));
+      op->setLoc(mlir::FileLineColLoc::get(&context_, origin_, static_cast<unsigned>(op_line),
+                                           static_cast<unsigned>(op_column)));
+    });
+  };
+  auto restore_locations = [&]() {
+    for (auto &[op, loc] : own_locations) op->setLoc(loc);
+    own_locations.clear();
+  };
   for (tt::FuncOp f : funcs) {
     if (dropped.count(f) != 0) continue;
     const int line = line_of(f);
     std::optional<std::string> error;
+    at_ttir_lines(f);
     if (mlir::failed(mlir::verify(f))) error = take();
     // What MLIR's scf.for verifier checks only for `index` constants: a
     // step that is a constant is positive (TTIR steps are i32).
@@ -550,6 +591,7 @@ std::vector<std::pair<tt::FuncOp, int>> SectionReader::functions() {
                            << ": a loop step must be positive";
         error = take();
       });
+    restore_locations();
     if (!error) continue;
     FuncExtent e = extent_at(line);
     e.name = f.getSymName().str();

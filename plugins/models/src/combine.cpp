@@ -496,6 +496,15 @@ void coalescing_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Find
       f.action = "move larger tiles per transfer (>= 16 KiB reaches 94 % of the peak): the DMA is the tile of " +
                  join(g.python, ", ") + (tile > 0 ? " (" + fmt::count(tile) + " elements per program)" : std::string()) +
                  "; raise that tile's block-size constexpr";
+      // The value to give it: the tile doubled until one transfer is 16 KiB
+      // (the TTIR keeps the constexpr's value, not its name).
+      if (tile > 0 && g.transfer > 0 && g.transfer < 16384) {
+        double target = tile;
+        while (target / tile * g.transfer < 16384) target *= 2;
+        f.action += " from " + fmt::count(tile) + " to " + fmt::count(target) + " or more" +
+                    (place.empty() ? std::string() : " (the constexpr whose value is " + fmt::count(tile) +
+                                                          " in the tile at " + place + ")");
+      }
     }
     findings.push_back(std::move(f));
   }
@@ -570,7 +579,7 @@ void latency_gap(const Context &ctx, std::vector<Gap> &gaps, std::vector<Finding
       f.id = "latency.serialized_loop." + cv.core + "." + std::to_string(line);
       f.category = "serialization";
       f.title = "the loop at line " + std::to_string(line) + " on " + cv.core + " runs " +
-                u::format_number(l.value("pipe_all_barriers_per_iteration", 0.0)) +
+                fmt::count(l.value("pipe_all_barriers_per_iteration", 0.0)) +
                 " pipe_barrier[PIPE_ALL] per iteration: its chain is " + human_seconds(chain) +
                 " per block against " + human_seconds(busiest) + " on its busiest pipe";
       f.action = "double-buffer the loop: give the DMA and the compute separate buffers and order them with "
@@ -1016,6 +1025,21 @@ json combine(CombineInputs in, const CombineOptions &options) {
     // A bound that rests on the user's facts is the given bound (the
     // pictures draw the step from the strict bound to it).
     if (chosen->assurance == Assurance::Given) bound["given"] = chosen->value.to_json();
+    // An argued bound over facts the user gave: the given bound is the
+    // largest floor that rests on those facts and on no argued figure (each
+    // such floor is a lower bound under the facts), at least the strict one.
+    // Before, the varlen_rows report said "argued; strict 0 s" with its
+    // memory floor of 133 ns given by the offsets tensor nowhere in the line.
+    if (chosen->assurance == Assurance::Argued) {
+      double given_level = std::max(strict_dsl, strict_hivm);
+      bool any = false;
+      for (const Term &t : in.terms)
+        if (t.role == "floor" && t.assurance == Assurance::Given && t.value.seconds && *t.value.seconds > given_level) {
+          given_level = *t.value.seconds;
+          any = true;
+        }
+      if (any) bound["given"] = Time::known(given_level).to_json();
+    }
   } else {
     bound = Time::unknown(hivm.present || dsl.present ? "no limit could be computed: " +
                                                             (hivm.present ? hivm.value.reason : dsl.value.reason)
@@ -1094,11 +1118,26 @@ json combine(CombineInputs in, const CombineOptions &options) {
                                 "launch, sync (latency), so there is no class (docs/model.md §6)";
     if (!chosen->additive_terms.empty())
       why += ", including " + human_seconds(chosen->additive_seconds) + " of irreducible serialization on that unit";
+    // A floor of the binding tier with no number (the memory term when no
+    // DMA size is known): the class is that of the largest term counted,
+    // and the unknown one might be larger.
+    for (const Term &t : in.terms) {
+      if (t.tier != chosen->tier || t.role != "floor" || t.value.seconds) continue;
+      why += "; the " + t.tier + " " + t.name + " term" + (t.component.empty() ? std::string() : " on " + t.component) +
+             " has no number, so the kernel may be bound by it instead";
+      break;
+    }
     if (options.measured_seconds && *options.measured_seconds > 0) {
       // The ratio says how loose the bound is, not what the kernel is bound
       // by: the class stays the binding unit's (docs/model.md §6).
       double ratio = *chosen->value.seconds / *options.measured_seconds;
-      why += "; the bound is " + fmt::percent(ratio) + " of the measured " + fmt::seconds(*options.measured_seconds);
+      if (ratio > 1)
+        why += "; the bound EXCEEDS the measured " + fmt::seconds(*options.measured_seconds) + " by " +
+               fmt::seconds(*chosen->value.seconds - *options.measured_seconds) +
+               ": UNSOUND for this run. A lower bound above a real measurement is a bug to report with this report, "
+               "unless the measurement is of another launch, input or profile";
+      else
+        why += "; the bound is " + fmt::percent(ratio) + " of the measured " + fmt::seconds(*options.measured_seconds);
       if (ratio < 0.8)
         why += ": the rest is time this bound does not model (latency, other units, uncounted work); see the attribution";
     }
@@ -1192,11 +1231,14 @@ json combine(CombineInputs in, const CombineOptions &options) {
       std::string lines;
       for (size_t idx = 0; idx < c.lines.size() && idx < 8; ++idx) lines += (idx ? ", " : "") + std::to_string(c.lines[idx]);
       if (c.lines.size() > 8) lines += ", ...";
-      std::string sentence = "per block " + u::format_number(c.dma) + " DMA completions, " + u::format_number(c.flag_waits) +
-                             " flag waits and " + u::format_number(c.barriers) + " PIPE_ALL barriers on " + c.core +
-                             "'s critical path" + (lines.empty() ? std::string() : " (lines " + lines + ")") +
-                             "; the unexplained " + human_seconds(unexplained) + " over " + u::format_number(waves) +
-                             " waves implies up to " + human_seconds(per_event) + " per event";
+      auto counted = [](double n, const char *one, const char *many) { return fmt::count(n) + " " + (n == 1 ? one : many); };
+      std::string sentence = "per block " + counted(c.dma, "DMA completion", "DMA completions") + ", " +
+                             counted(c.flag_waits, "flag wait", "flag waits") + " and " +
+                             counted(c.barriers, "PIPE_ALL barrier", "PIPE_ALL barriers") + " on " + c.core +
+                             "'s critical path" +
+                             (lines.empty() ? std::string() : (c.lines.size() == 1 ? " (line " : " (lines ") + lines + ")") +
+                             "; the unexplained " + human_seconds(unexplained) + " over " + counted(waves, "wave", "waves") +
+                             " implies up to " + human_seconds(per_event) + " per event";
       attribution["latency"] = {{"core", c.core},
                                 {"events_per_block", c.events},
                                 {"unexplained", Time::known(unexplained).to_json()},
@@ -1207,7 +1249,7 @@ json combine(CombineInputs in, const CombineOptions &options) {
           report["verdict"].is_object()) {
         json &said = report["verdict"];
         said["latency"] = sentence;
-        said["why"] = said.value("why", std::string()) + "; most of the measured time is latency: " + sentence;
+        said["why"] = said.value("why", std::string()) + "; most of the gap to the measured time is unexplained and may be latency: " + sentence;
       }
     }
   }

@@ -432,6 +432,7 @@ void ProgramReader::add_op(const json &op) {
     // the grid sum is known (a block-dependent op fully counted is 100 %),
     // else block 0's sum.
     const json &block = *strict.block, &grid = *strict.grid;
+    const double present_before = row.present;
     if (grid_blocks > 0 && grid.is_object() && grid.contains(block_key) && grid[block_key].is_number())
       row.present += grid[block_key].get<double>() / grid_blocks;
     else if (block.is_object() && block.contains(block_key) && block[block_key].is_number())
@@ -456,7 +457,12 @@ void ProgramReader::add_op(const json &op) {
       // the strict one.
       ++row.ops_counted;
       ++row.ops_given;
-      row.counted += a.with_given().uniform + (grid_blocks > 0 ? a.with_given().dependent / grid_blocks : 0.0);
+      const double given_amount = a.with_given().uniform + (grid_blocks > 0 ? a.with_given().dependent / grid_blocks : 0.0);
+      row.counted += given_amount;
+      // Its present figure came out as the guaranteed 0 (the count rests on
+      // the facts): the work present is what the facts say, as counted
+      // (before: "30,720 / 0 B", more counted than present).
+      if (row.present == present_before) row.present += given_amount;
       if (!list) issue_counted = true;
       return;
     }

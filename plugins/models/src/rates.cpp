@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+
+#include "render_numbers.hpp"
 
 namespace pb::models {
 
@@ -258,6 +261,13 @@ Rates Rates::from_profile(const json &profile, const std::string &origin) {
       std::sort(table.points.begin(), table.points.end());
       table.record = {"HBM packet efficiency", std::nullopt, "ratio", kind_of(eta, RateKind::Sustained),
                       "calibration:hbm_packet_efficiency", "", ""};
+      // Not one number: a table by transfer size. The note says so, with its
+      // ends, rather than leaving the value to read "unknown".
+      if (!table.points.empty())
+        table.record.note = "a table by transfer size, each DMA at its own size: " +
+                            fmt::sig4(table.points.front().second) + " at " + fmt::count(table.points.front().first) +
+                            " B .. " + fmt::sig4(table.points.back().second) + " at " + fmt::count(table.points.back().first) +
+                            " B (" + std::to_string(table.points.size()) + " points)";
       if (!table.points.empty()) rates.eta_ = std::move(table);
     }
   }

@@ -48,7 +48,17 @@ std::string coverage_headline(const json &doc) {
     const json &b = hivm["binding"];
     const std::string core = str(b, "core", ""), unit = str(b, "unit", "");
     const std::string what = unit == "B" ? "bytes" : unit == "instruction" ? "issued instructions" : unit == "repeat" ? "vector repeats" : unit;
-    if (b.contains("work_share") && b["work_share"].is_number())
+    // The lower of the two shares leads: it is the one the warning speaks
+    // of (ops not counted because they may not run add no work to either
+    // side of the work share, which then reads 100 %).
+    const bool ops_lower = b.contains("share") && b["share"].is_number() && b.contains("work_share") &&
+                           b["work_share"].is_number() && b["share"].get<double>() < b["work_share"].get<double>();
+    if (ops_lower)
+      out = fmt::percent(b["share"].get<double>()) + " of the binding unit's ops" + (core.empty() ? "" : " on " + core) +
+            " counted (" + fmt::count(b.value("ops_counted", 0)) + " of " + fmt::count(b.value("ops_present", 0)) + "); its " +
+            what + " " + fmt::count(b.value("work_counted_per_block", 0.0)) + " of " +
+            fmt::count(b.value("work_present_per_block", 0.0)) + " per block";
+    else if (b.contains("work_share") && b["work_share"].is_number())
       out = fmt::percent(b["work_share"].get<double>()) + " of the binding unit's " + what + (core.empty() ? "" : " on " + core) +
             " counted (" + fmt::count(b.value("work_counted_per_block", 0.0)) + " of " +
             fmt::count(b.value("work_present_per_block", 0.0)) + " per block); its ops " +
@@ -147,12 +157,12 @@ void coverage_text(std::ostringstream &os, const json &doc, bool md) {
                              ? fmt::count(r.value("work_counted_per_block", 0.0)) + " / " +
                                    fmt::count(r["work_present_per_block"].get<double>()) + " " + str(r, "unit", "")
                              : fmt::count(r.value("work_counted_per_block", 0.0)) + " / unknown " + str(r, "unit", "");
-      std::string ops = std::to_string(r.value("ops_counted", 0)) + " / " + std::to_string(r.value("ops_present", 0));
+      std::string ops = fmt::count(r.value("ops_counted", 0)) + " / " + fmt::count(r.value("ops_present", 0));
       if (md)
         os << "| " << str(r, "core") << " | " << str(r, "component") << " | " << ops << " | " << r.value("ops_given_only", 0)
            << " | " << r.value("ops_left_out_by_rule", 0) << " | " << work << " |\n";
       else
-        os << "  " << str(r, "core") << " " << str(r, "component") << std::string(std::max<size_t>(1, 9 - str(r, "component").size()), ' ')
+        os << "  " << str(r, "core") << " " << pad(str(r, "component"), 8) << " "
            << "ops " << ops << " (" << percent(r.value("share", 1.0)) << ")"
            << (r.value("ops_given_only", 0) > 0 ? ", " + std::to_string(r.value("ops_given_only", 0)) + " of them only with given facts" : "")
            << (r.value("ops_left_out_by_rule", 0) > 0 ? ", " + std::to_string(r.value("ops_left_out_by_rule", 0)) + " left out by rule" : "")
@@ -228,7 +238,10 @@ std::string report(const json &doc, bool md) {
                                       str(bound, "binding_component") + ", " + str(bound, "assurance")
                                 : "";
   if ((bound.contains("value") && bound["value"].is_number()) && (str(bound, "assurance") == "argued" || str(bound, "assurance") == "given"))
-    bound_where += "; strict " + seconds_text(bound["strict"]);
+    bound_where += (str(bound, "assurance") == "argued" && bound.contains("given") && bound["given"].is_object()
+                        ? "; given " + seconds_text(bound["given"])
+                        : std::string()) +
+                   "; strict " + seconds_text(bound["strict"]);
   if (md) {
     os << "## perfbound: `" << kernel << "` on " << profile << "\n\n";
     os << "| | |\n|---|---|\n";
@@ -278,10 +291,15 @@ std::string report(const json &doc, bool md) {
   const json &a = doc["attribution"];
   const bool measured = a.contains("reference") && a["reference"].is_object() && a["reference"].contains("value") &&
                         a["reference"]["value"].is_number();
-  os << "\nattribution: "
-     << (measured ? "the gap of " + seconds_text(a["gap"]) + " between the bound and the measured " + seconds_text(a["reference"])
-                  : std::string("no measurement given (--set bound.measured_us=T), so the gap is unknown"))
-     << "; each gap below is the time one fix would save (separate what-ifs)\n";
+  const std::string note = str(a, "note", "");
+  if (measured && note.find("UNSOUND") != std::string::npos)
+    os << "\nattribution: " << note << " (the bound is above the measured " << seconds_text(a["reference"])
+       << "); each gap below is the time one fix would save (separate what-ifs)\n";
+  else
+    os << "\nattribution: "
+       << (measured ? "the gap of " + seconds_text(a["gap"]) + " between the bound and the measured " + seconds_text(a["reference"])
+                    : std::string("no measurement given (--set bound.measured_us=T), so the gap is unknown"))
+       << "; each gap below is the time one fix would save (separate what-ifs)\n";
   if (a.contains("gaps"))
     for (const auto &[name, g] : a["gaps"].items())
       os << "  " << pad(name, 5) << "  " << pad(seconds_text(g), 10) << "  " << str(g, "meaning") << "\n";
@@ -315,11 +333,13 @@ std::string term(const json &doc, bool md) {
 }
 
 /// A grid or an argument table written compactly: [8192, 1, 1], n_elements=16,777,216.
+/// The grid's numbers carry no thousands separators: in "[2,048, 1, 1]" the
+/// comma would read as one more dimension.
 std::string grid_text(const json &grid) {
   std::string out = "[";
   if (grid.is_array())
     for (size_t idx = 0; idx < grid.size(); ++idx)
-      out += (idx ? ", " : "") + (grid[idx].is_number() ? fmt::count(grid[idx].get<double>()) : grid[idx].dump());
+      out += (idx ? ", " : "") + grid[idx].dump();
   return out + "]";
 }
 
@@ -342,7 +362,24 @@ std::string sweep(const json &doc, bool md) {
                            : static_cast<double>(configs.size());
   os << (md ? "### Sweep: " : "sweep: ") << str(doc, "kernel") << ", " << fmt::count(total)
      << " configurations of " << fmt::count(static_cast<double>(std::max<size_t>(1, problems.size()))) << " problem"
-     << (problems.size() == 1 ? "" : "s") << "; best " << seconds_text(doc["best"]["bound"]) << "\n";
+     << (problems.size() == 1 ? "" : "s");
+  // The best of one problem is a choice to make; a best across problems of
+  // different sizes says nothing (the smallest problem's), so each problem
+  // gets its own.
+  if (problems.size() <= 1) {
+    os << "; best " << seconds_text(doc["best"]["bound"]) << "\n";
+  } else {
+    os << "; the best of each problem:\n";
+    size_t listed = 0;
+    for (const json &p : problems) {
+      if (listed++ == kSweepTextRows) {
+        os << "  ... " << fmt::count(static_cast<double>(problems.size() - kSweepTextRows)) << " more problems\n";
+        break;
+      }
+      os << "  problem " << p.value("index", 0) << " (" << args_text(p.value("args", json::object())) << "): config "
+         << p.value("best", 0) << ", " << seconds_text(p["bound"]) << "\n";
+    }
+  }
   if (doc.contains("tuning") && doc["tuning"].is_array())
     os << (md ? "\n" : "") << "tuning parameters: the grid" << [&] {
       std::string t;

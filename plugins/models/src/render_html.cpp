@@ -634,7 +634,9 @@ std::string rates_html(const json &terms) {
       for (const std::string &u : users[key]) by += (by.empty() ? "" : ", ") + u;
       double v = num_of(r);
       os << "<tr><td>" << h::escape(str(r, "name")) << "</td><td class=\"num\">"
-         << (std::isfinite(v) ? h::escape(h::si(v) + str(r, "unit")) : "<span class=\"muted\">unknown " + h::escape(str(r, "reason")) + "</span>")
+         << (std::isfinite(v)                                  ? h::escape(h::si(v) + str(r, "unit"))
+             : str(r, "reason").empty() && !str(r, "note").empty() ? std::string("by size (see note)")
+                                                                   : "<span class=\"muted\">unknown " + h::escape(str(r, "reason")) + "</span>")
          << "</td><td>" << h::escape(str(r, "kind")) << "</td><td><code>" << h::escape(str(r, "source")) << "</code></td><td>"
          << h::escape(str(r, "note")) << "</td><td>" << h::escape(by) << "</td></tr>\n";
     }

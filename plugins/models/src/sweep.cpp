@@ -888,10 +888,20 @@ SweepModel::Outcome SweepModel::prepare(const std::vector<SweepConfig> &configs,
   o.factor = factor;
   o.cold = cache == "cold";
   o.results.reserve(configs.size());
+  // A grid that does not cover the problem its arguments describe leaves
+  // part of it unprocessed: its small bound is not the problem's, so it is
+  // never the best while one that covers exists (before: grid [512] over 16M
+  // elements was the best, and the grids that cover it "pruned by memory").
+  std::vector<bool> covers(configs.size());
+  auto better = [&](size_t a, size_t b) {
+    if (covers[a] != covers[b]) return static_cast<bool>(covers[a]);
+    return o.results[a].bound < o.results[b].bound;
+  };
   for (size_t idx = 0; idx < configs.size(); ++idx) {
     if ((idx & 1023) == 0) throw_if_cancelled();
     o.results.push_back(evaluate(configs[idx]));
-    if (o.results[idx].bound < o.results[o.best].bound) o.best = idx;
+    covers[idx] = grid_coverage_warning(configs[idx]).empty();
+    if (better(idx, o.best)) o.best = idx;
   }
   // One problem per distinct value of the arguments that are not tuning
   // parameters: an autotuner compares configurations of one problem only.
@@ -911,12 +921,12 @@ SweepModel::Outcome SweepModel::prepare(const std::vector<SweepConfig> &configs,
     }
     o.problem[idx] = it->second;
     ++o.problem_size[it->second];
-    if (o.results[idx].bound < o.results[o.problem_best[it->second]].bound) o.problem_best[it->second] = idx;
+    if (better(idx, o.problem_best[it->second])) o.problem_best[it->second] = idx;
   }
   for (size_t idx = 0; idx < configs.size(); ++idx) {
     if ((idx & 1023) == 0) throw_if_cancelled();
     o.pruned += pruning(o, idx).pruned ? 1 : 0;
-    o.uncovered += grid_coverage_warning(configs[idx]).empty() ? 0 : 1;
+    o.uncovered += covers[idx] ? 0 : 1;
   }
   return o;
 }

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "formulas.hpp"
+#include "render_numbers.hpp"
 
 namespace pb::models {
 
@@ -1045,7 +1046,7 @@ Term memory_hivm(const HivmView &view, const Rates &rates, const TermOptions &op
                                             : "the DSL tier's unique bytes are not a sound figure";
       row["why"] = why;
       per_arg.push_back(std::move(row));
-      t.not_counted.push_back({"cold-cache HBM floor: " + u::format_number(traffic.given_total) + " B of DMA " +
+      t.not_counted.push_back({"cold-cache HBM floor: " + fmt::count(traffic.given_total) + " B of DMA " +
                                    (write ? "writes to " : "reads from ") + name,
                                "the bytes may move the same data more than once (a tile read by several blocks, or "
                                "twice by one), which a cold L2 serves once; " + why});
@@ -1064,7 +1065,7 @@ Term memory_hivm(const HivmView &view, const Rates &rates, const TermOptions &op
   for (const auto &[size, bytes] : by_size)
     sizes.push_back({{"transfer_bytes", size}, {"bytes", bytes}, {"eta", eta_of(size)}, {"bandwidth", bandwidth(size)}});
   for (const auto &[kind, bytes] : left_out)
-    t.not_counted.push_back({u::format_number(bytes) + " B of DMA traffic to GM " + kind + " buffers",
+    t.not_counted.push_back({fmt::count(bytes) + " B of DMA traffic to GM " + kind + " buffers",
                              kind == "workspace" ? "workspace scratch is small and reused: it may stay in L2, whose rate the "
                                                    "profile does not give (the MTE components still count it)"
                                                  : "the GM side is not a kernel argument: it may not reach HBM"});
@@ -1219,7 +1220,7 @@ Term serialization_hivm(const HivmView &view, const Rates &rates, const TermOpti
   for (const BarrierStats &b : view.barriers)
     if (b.pipe != "V" && (b.kind == "mandatory" || b.kind == "avoidable") && b.executions.uniform > 0)
       t.not_counted.push_back({"pipe_barrier[" + b.pipe + "] on " + b.core + " (" + b.kind + ", " +
-                                   u::format_number(b.executions.uniform) + " per block)",
+                                   fmt::count(b.executions.uniform) + " per block)",
                                "no sound per-barrier latency for this pipe"});
   t.settle();
   if (!t.value.seconds && t.per_component.empty()) {
