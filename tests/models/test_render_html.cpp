@@ -310,6 +310,10 @@ TEST_CASE("render_html: the sweep chart marks pruned configurations with the ter
   CHECK(count(page, "class=\"config\"") == 1);
   CHECK(page.find("pruned by vector") != std::string::npos);
   CHECK(page.find("add&lt;k&gt;") != std::string::npos);
+  // Grids and arguments as the text view writes them, not as JSON (before:
+  // tooltips and cells read {&quot;n&quot;:1}).
+  CHECK(page.find("<code>[1024]</code></td><td><code>n=1</code>") != std::string::npos);
+  CHECK(page.find("&quot;n&quot;") == std::string::npos);
   check_well_formed(page);
 }
 

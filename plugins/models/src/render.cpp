@@ -15,6 +15,25 @@
 
 namespace pb::models {
 
+/// A grid or an argument table written compactly: [8192, 1, 1], n_elements=16,777,216.
+/// The grid's numbers carry no thousands separators: in "[2,048, 1, 1]" the
+/// comma would read as one more dimension.
+std::string grid_text(const pb::sdk::json &grid) {
+  std::string out = "[";
+  if (grid.is_array())
+    for (size_t idx = 0; idx < grid.size(); ++idx)
+      out += (idx ? ", " : "") + grid[idx].dump();
+  return out + "]";
+}
+
+std::string args_text(const pb::sdk::json &args) {
+  std::string out;
+  if (args.is_object())
+    for (const auto &[key, value] : args.items())
+      out += (out.empty() ? "" : " ") + key + "=" + (value.is_number() ? fmt::count(value.get<double>()) : value.dump());
+  return out.empty() ? "-" : out;
+}
+
 namespace {
 
 using pb::sdk::json;
@@ -330,25 +349,6 @@ std::string term(const json &doc, bool md) {
        << seconds_text(c["value"]) << "  " << str(c, "assurance", "") << "\n";
   for (const json &n : doc["not_counted"]) os << "  not counted: " << str(n, "what") << ": " << str(n, "reason") << "\n";
   return os.str();
-}
-
-/// A grid or an argument table written compactly: [8192, 1, 1], n_elements=16,777,216.
-/// The grid's numbers carry no thousands separators: in "[2,048, 1, 1]" the
-/// comma would read as one more dimension.
-std::string grid_text(const json &grid) {
-  std::string out = "[";
-  if (grid.is_array())
-    for (size_t idx = 0; idx < grid.size(); ++idx)
-      out += (idx ? ", " : "") + grid[idx].dump();
-  return out + "]";
-}
-
-std::string args_text(const json &args) {
-  std::string out;
-  if (args.is_object())
-    for (const auto &[key, value] : args.items())
-      out += (out.empty() ? "" : " ") + key + "=" + (value.is_number() ? fmt::count(value.get<double>()) : value.dump());
-  return out.empty() ? "-" : out;
 }
 
 std::string sweep(const json &doc, bool md) {

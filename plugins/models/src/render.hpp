@@ -16,6 +16,11 @@ namespace pb::models {
 inline constexpr size_t kSweepTextRows = 50;
 inline constexpr size_t kSweepHtmlRows = 5000;
 
+/// A sweep configuration's grid and arguments written for people:
+/// "[8192, 1, 1]" (no thousands separators in a list), "n_elements=16,777,216".
+std::string grid_text(const pb::sdk::json &grid);
+std::string args_text(const pb::sdk::json &args);
+
 /// Renders a bound_report, bound_term, findings or sweep document as "text"
 /// or "md"; nullopt for other schemas or formats.
 std::optional<std::string> render_document(std::string_view schema, const pb::sdk::json &doc, std::string_view format);

@@ -13,6 +13,7 @@
 #include <perfbound/sdk/html.hpp>
 
 #include "rates.hpp"
+#include "render.hpp"
 #include "render_numbers.hpp"
 #include "render_trace.hpp"
 #include "term.hpp"
@@ -927,7 +928,7 @@ std::string sweep_html(const json &doc) {
       const bool pruned = member(c, "pruned_by").is_string();
       double cx = L + step * (static_cast<double>(i) + 0.5), cy = ys(v);
       os << "<g class=\"config" << (pruned ? " pruned" : "") << "\" data-index=\"" << c.value("index", static_cast<int64_t>(i)) << "\" data-bound=\"" << h::exact(v
-        ) << "\"><title>" << h::escape("grid " + member(c, "grid").dump() + " args " + member(c, "args").dump() + ": " + h::seconds(v) +
+        ) << "\"><title>" << h::escape("grid " + grid_text(member(c, "grid")) + ", " + args_text(member(c, "args")) + ": " + h::seconds(v) +
                                       (pruned ? " — pruned by " + c["pruned_by"].get<std::string>() + (member(c, "why").is_string() ? ": " + c["why"].get<std::string>() : "") : ""))
          << "</title>";
       if (i % every == 0)
@@ -946,8 +947,8 @@ std::string sweep_html(const json &doc) {
   for (const json *c : rows) {
     double v = num_of(member(*c, "bound"));
     os << "<tr" << (member(*c, "pruned_by").is_string() ? " class=\"muted\"" : "") << "><td class=\"num\">" << c->value("index", 0)
-       << "</td><td class=\"num\">" << c->value("problem", 0) << "</td><td><code>" << h::escape(member(*c, "grid").dump())
-       << "</code></td><td><code>" << h::escape(member(*c, "args").dump()) << "</code></td><td class=\"num\" data-v=\""
+       << "</td><td class=\"num\">" << c->value("problem", 0) << "</td><td><code>" << h::escape(grid_text(member(*c, "grid")))
+       << "</code></td><td><code>" << h::escape(args_text(member(*c, "args"))) << "</code></td><td class=\"num\" data-v=\""
        << h::exact(std::isfinite(v) ? v : -1) << "\">" << time_html(member(*c, "bound")) << "</td><td>" << h::escape(str(*c, "binding", "-"))
        << "</td><td>" << h::escape(str(*c, "pruned_by", "-")) << "</td><td>"
        << (member(*c, "warning").is_string() ? "<span class=\"bad\">" + h::escape((*c)["warning"].get<std::string>()) + "</span>" : std::string("-"))
