@@ -170,21 +170,6 @@ TEST_CASE("cli: perfbound sweep prices launches and names why it prunes") {
 
 namespace {
 
-/// Text output with its 100-column wrapping undone: each line break and the
-/// indentation after it become one space.
-std::string unwrapped(const std::string &text) {
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '\n') {
-      out += text[i];
-      continue;
-    }
-    while (i + 1 < text.size() && text[i + 1] == ' ') ++i;
-    out += ' ';
-  }
-  return out;
-}
-
 std::vector<std::string> vector_add(const std::string &ttir, const std::string &hivm, const std::string &launch) {
   return {"run", modelstest::pipeline("bound.toml"), "--set", "ttir=" + ttir, "--set", "hivm=" + hivm, "--set", "launch=" + launch};
 }
@@ -202,7 +187,7 @@ TEST_CASE("cli: files swapped, a mistyped launch member: what was given, what wa
   // The TTIR facts its own node produced are named, not printed in full
   // above the failure (before: the whole facts report, then the node table).
   CHECK(ttir_as_hivm.out.find("== facts") == std::string::npos);
-  CHECK(unwrapped(ttir_as_hivm.out).find("Outputs produced before the run stopped, not shown here (--format json or --out DIR has "
+  CHECK(pbtest::unwrapped(ttir_as_hivm.out).find("Outputs produced before the run stopped, not shown here (--format json or --out DIR has "
                               "them): facts (perfbound.dsl_facts/1, from dsl.facts)") != std::string::npos);
   // The HIVM dump given as the TTIR (before: MLIR's "Dialect `func' not
   // found" and the 1,500-character signature line echoed).
@@ -216,7 +201,7 @@ TEST_CASE("cli: files swapped, a mistyped launch member: what was given, what wa
   // line, not one entry each.
   CHECK(hivm_as_ttir.err.find("Dialect") == std::string::npos);
   CHECK(hivm_as_ttir.out.find("Dialect") == std::string::npos);
-  CHECK(unwrapped(hivm_as_ttir.out).find("12 nodes skipped (upstream node 'dsl' failed): dsl_core, ") != std::string::npos);
+  CHECK(pbtest::unwrapped(hivm_as_ttir.out).find("12 nodes skipped (upstream node 'dsl' failed): dsl_core, ") != std::string::npos);
   CHECK(std::count(hivm_as_ttir.out.begin(), hivm_as_ttir.out.end(), '\n') < 25);
   size_t start = 0;
   while (start < hivm_as_ttir.err.size()) {  // no line of the message is a whole dump line
@@ -274,10 +259,10 @@ TEST_CASE("cli: a measurement below the bound is called UNSOUND in the verdict; 
   pbtest::CliResult below = with("20");
   INFO(below.err);
   CHECK(below.code == 0);
-  CHECK(unwrapped(below.out).find("the bound EXCEEDS the measured 20") != std::string::npos);
-  CHECK(unwrapped(below.out).find("UNSOUND for this run") != std::string::npos);
-  CHECK(unwrapped(below.out).find("the bound is 100 % of the measured") == std::string::npos);
-  CHECK(unwrapped(below.out).find("attribution: the bound exceeds the measurement: UNSOUND for this run") != std::string::npos);
+  CHECK(pbtest::unwrapped(below.out).find("the bound EXCEEDS the measured 20") != std::string::npos);
+  CHECK(pbtest::unwrapped(below.out).find("UNSOUND for this run") != std::string::npos);
+  CHECK(pbtest::unwrapped(below.out).find("the bound is 100 % of the measured") == std::string::npos);
+  CHECK(pbtest::unwrapped(below.out).find("attribution: the bound exceeds the measurement: UNSOUND for this run") != std::string::npos);
   pbtest::CliResult above = with("309.3");
   CHECK(above.code == 0);
   CHECK(above.out.find("UNSOUND") == std::string::npos);

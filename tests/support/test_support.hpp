@@ -41,6 +41,21 @@ inline void write_file(const fs::path &path, const std::string &text) {
   out << text;
 }
 
+/// Text output with its 100-column wrapping undone: each line break and the
+/// indentation after it become one space (to search a wrapped sentence).
+inline std::string unwrapped(const std::string &text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\n') {
+      out += text[i];
+      continue;
+    }
+    while (i + 1 < text.size() && text[i + 1] == ' ') ++i;
+    out += ' ';
+  }
+  return out;
+}
+
 /// A directory removed when the object dies.
 class TempDir {
  public:

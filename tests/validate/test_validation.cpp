@@ -430,19 +430,7 @@ TEST_CASE("validation: the report's coverage is carried per case, with its warni
   CHECK(v["bound"]["coverage"]["share"] == 0.75);
   CHECK(v["bound"]["coverage"]["ops_present"] == 4);
   // The view wraps at 100 columns: read it with the wrapping undone.
-  auto unwrapped = [](const std::string &wrapped) {
-    std::string out;
-    for (size_t i = 0; i < wrapped.size(); ++i) {
-      if (wrapped[i] != '\n') {
-        out += wrapped[i];
-        continue;
-      }
-      while (i + 1 < wrapped.size() && wrapped[i + 1] == ' ') ++i;
-      out += ' ';
-    }
-    return out;
-  };
-  std::string text = unwrapped(pv::render_validation(v));
+  std::string text = pbtest::unwrapped(pv::render_validation(v));
   CHECK(text.find("coverage: 75 % of the kernel's ops counted; the bound counts 3 of 4 ops: 1 is in the loop at line 40") !=
         std::string::npos);
   // With the binding unit's work in the report, that is the headline, as in
@@ -459,7 +447,7 @@ TEST_CASE("validation: the report's coverage is carried per case, with its warni
   json vb = pv::validate_bound(b, mix_measurement(), origin("b.json"), "b", "");
   CHECK(vb["bound"]["coverage"]["headline_share"] == 0.5104);
   CHECK(vb["bound"]["coverage"]["headline_of"] == "work on the binding unit");
-  CHECK(unwrapped(pv::render_validation(vb)).find("coverage: 51 % of work on the binding unit counted; the bound counts 136,621") !=
+  CHECK(pbtest::unwrapped(pv::render_validation(vb)).find("coverage: 51 % of work on the binding unit counted; the bound counts 136,621") !=
         std::string::npos);
   // A report without coverage: null, and "-" in the view.
   json plain = pv::validate_bound(report(90e-6, 50e-6, 90e-6, "scalar"), mix_measurement(), origin("p.json"), "p", "");
